@@ -1,0 +1,77 @@
+#include "core/dtype.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const struct {
+  onyx_dtype type;
+  const char *name;
+  size_t size;
+} dtypes[ONYX__DTYPE_COUNT] = {
+#define ONYX_X_(name, value, cname, size) {ONYX_DTYPE_##name, cname, size},
+    ONYX_DTYPE_MAP(ONYX_X_)
+#undef ONYX_X_
+};
+
+int onyx__dtype_index(onyx_dtype dtype) {
+  switch (dtype) {
+#define ONYX_X_(name, value, cname, size) \
+  case ONYX_DTYPE_##name:                 \
+    return ONYX__DI_##name;
+    ONYX_DTYPE_MAP(ONYX_X_)
+#undef ONYX_X_
+    default:
+      return -1;
+  }
+}
+
+bool onyx__dtype_known(int dtype) { return onyx__dtype_index((onyx_dtype)dtype) >= 0; }
+
+onyx_dtype onyx__dtype_at(int index) {
+  return index >= 0 && index < ONYX__DTYPE_COUNT ? dtypes[index].type : ONYX_DTYPE_UNDEFINED;
+}
+
+const char *onyx_dtype_name(onyx_dtype dtype) {
+  int i = onyx__dtype_index(dtype);
+  return i < 0 ? "undefined" : dtypes[i].name;
+}
+
+size_t onyx_dtype_size(onyx_dtype dtype) {
+  int i = onyx__dtype_index(dtype);
+  return i < 0 ? 0 : dtypes[i].size;
+}
+
+onyx__dclass onyx__dtype_class(onyx_dtype dtype) {
+  switch (dtype) {
+    case ONYX_DTYPE_FLOAT:
+    case ONYX_DTYPE_DOUBLE:
+      return ONYX__DCLASS_FLOAT;
+    case ONYX_DTYPE_FLOAT16:
+    case ONYX_DTYPE_BFLOAT16:
+      return ONYX__DCLASS_HALF;
+    case ONYX_DTYPE_INT8:
+    case ONYX_DTYPE_INT16:
+    case ONYX_DTYPE_INT32:
+    case ONYX_DTYPE_INT64:
+      return ONYX__DCLASS_SINT;
+    case ONYX_DTYPE_UINT8:
+    case ONYX_DTYPE_UINT16:
+    case ONYX_DTYPE_UINT32:
+    case ONYX_DTYPE_UINT64:
+      return ONYX__DCLASS_UINT;
+    default:
+      return ONYX__DCLASS_NONE;
+  }
+}
+
+void onyx__dmask_format(onyx__dmask m, char *buf, size_t cap) {
+  size_t used = 0;
+  if (cap == 0) return;
+  buf[0] = '\0';
+  for (int i = 0; i < ONYX__DTYPE_COUNT; i++) {
+    if (!((m >> i) & 1u)) continue;
+    int w = snprintf(buf + used, cap - used, "%s%s", used ? ", " : "", dtypes[i].name);
+    if (w < 0 || (size_t)w >= cap - used) break;
+    used += (size_t)w;
+  }
+}

@@ -1,0 +1,58 @@
+#include "core/error.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+onyx_status onyx__fail(onyx_error *err, onyx_status status, const char *fmt, ...) {
+  if (err != NULL) {
+    va_list ap;
+    va_start(ap, fmt);
+    err->status = status;
+    vsnprintf(err->message, sizeof err->message, fmt, ap);
+    va_end(ap);
+  }
+  return status;
+}
+
+void onyx__error_prefix(onyx_error *err, const char *fmt, ...) {
+  if (err == NULL) return;
+  char prefix[256];
+  char old[sizeof err->message];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(prefix, sizeof prefix, fmt, ap);
+  va_end(ap);
+  memcpy(old, err->message, sizeof old);
+  old[sizeof old - 1] = '\0';
+  snprintf(err->message, sizeof err->message, "%s: %s", prefix, old);
+}
+
+const char *onyx_status_name(onyx_status status) {
+  switch (status) {
+#define ONYX_X_(name, value, desc) \
+  case ONYX_##name:                \
+    return "ONYX_" #name;
+    ONYX_STATUS_MAP(ONYX_X_)
+#undef ONYX_X_
+  }
+  return "ONYX_UNKNOWN_STATUS";
+}
+
+const char *onyx_status_description(onyx_status status) {
+  switch (status) {
+#define ONYX_X_(name, value, desc) \
+  case ONYX_##name:                \
+    return desc;
+    ONYX_STATUS_MAP(ONYX_X_)
+#undef ONYX_X_
+  }
+  return "unknown status";
+}
+
+const char *onyx_version(void) {
+#define ONYX_STR2_(x) #x
+#define ONYX_STR_(x) ONYX_STR2_(x)
+  return ONYX_STR_(ONYX_VERSION_MAJOR) "." ONYX_STR_(ONYX_VERSION_MINOR) "." ONYX_STR_(
+      ONYX_VERSION_PATCH);
+}

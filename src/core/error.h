@@ -1,0 +1,33 @@
+/* Error reporting shared by every part of the library. */
+#ifndef ONYX_CORE_ERROR_H
+#define ONYX_CORE_ERROR_H
+
+#include "onyx.h"
+
+#if defined(__GNUC__)
+#define ONYX__PRINTF(a, b) __attribute__((format(printf, a, b)))
+#else
+#define ONYX__PRINTF(a, b)
+#endif
+
+/*
+ * Records status and a formatted message in err (which may be NULL) and
+ * returns status, so that failing paths read `return onyx__fail(err, ...)`.
+ * The message is truncated to fit; it never allocates.
+ */
+onyx_status onyx__fail(onyx_error *err, onyx_status status, const char *fmt, ...)
+    ONYX__PRINTF(3, 4);
+
+/*
+ * Prefixes the message already in err with a context string, e.g. the file
+ * name, so that inner layers need not know it. Does nothing if err is NULL.
+ */
+void onyx__error_prefix(onyx_error *err, const char *fmt, ...) ONYX__PRINTF(2, 3);
+
+#define ONYX__TRY(expr)                  \
+  do {                                   \
+    onyx_status onyx__st_ = (expr);      \
+    if (onyx__st_ != ONYX_OK) return onyx__st_; \
+  } while (0)
+
+#endif

@@ -1,0 +1,83 @@
+/*
+ * Element-wise micro-kernels. Every kernel has one signature, cannot fail,
+ * and allows x == y (in place); x and y must not otherwise overlap. A kernel
+ * reads exactly n elements of x and writes exactly n elements of y: tails are
+ * handled without touching memory past the caller's buffers.
+ *
+ * Names spell type, op and ISA: onyx__f32_vceil__scalar,
+ * onyx__f16_vclip__avx2. Each ISA provides a table; dispatch picks, per
+ * (op, type), the best kernel whose ISA is at most the cap and supported by
+ * the CPU, falling back to lower levels. The scalar table is complete and is
+ * the reference every other table is tested against, bit for bit.
+ */
+#ifndef ONYX_KERNELS_KERNELS_H
+#define ONYX_KERNELS_KERNELS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/dtype.h"
+#include "onyx.h"
+
+/* The element-wise ops. X(NAME, lower-case name) */
+#define ONYX__KOP_MAP(X) \
+  X(CEIL, "ceil")        \
+  X(FLOOR, "floor")      \
+  X(CLIP, "clip")        \
+  X(SIGN, "sign")
+
+typedef enum onyx__kop {
+#define ONYX_X_(name, lname) ONYX__KOP_##name,
+  ONYX__KOP_MAP(ONYX_X_)
+#undef ONYX_X_
+      ONYX__KOP_COUNT
+} onyx__kop;
+
+/*
+ * Kernel parameters. Only Clip has any: its two bounds, stored in the
+ * kernel's computing type. float16 and bfloat16 bounds are held as float32
+ * (exact), so half kernels compare in float32. A missing bound is stored as
+ * the identity of its side (-inf/+inf for floats, the type's minimum/maximum
+ * for integers), which gives bit-identical results to "no bound".
+ */
+typedef union onyx__kparams {
+  struct {
+    float lo, hi;
+  } f32; /* float, float16, bfloat16 */
+  struct {
+    double lo, hi;
+  } f64;
+  struct {
+    int64_t lo, hi;
+  } i64; /* every signed integer type, widened */
+  struct {
+    uint64_t lo, hi;
+  } u64; /* every unsigned integer type, widened */
+} onyx__kparams;
+
+typedef void (*onyx__ukernel)(size_t n, const void *x, void *y, const onyx__kparams *params);
+
+/* One ISA's kernels: NULL where it has none (the next lower level is used). */
+typedef struct onyx__kernel_table {
+  onyx__ukernel k[ONYX__KOP_COUNT][ONYX__DTYPE_COUNT];
+} onyx__kernel_table;
+
+extern const onyx__kernel_table onyx__kernels_scalar;
+
+/*
+ * The kernel for (op, type) at the best level <= cap that this CPU supports,
+ * or NULL if the op has no kernel for that type at all. Thread-safe.
+ */
+onyx__ukernel onyx__kernel_get(onyx__kop op, onyx_dtype dtype, onyx_isa cap);
+
+/* The ISA level of the kernel onyx__kernel_get would return (for reports
+ * and tests). */
+onyx_isa onyx__kernel_isa(onyx__kop op, onyx_dtype dtype, onyx_isa cap);
+
+/*
+ * Fills params for Clip on dtype from the bounds lo and hi, each pointing to
+ * one element of dtype, or NULL for no bound on that side. Never fails.
+ */
+void onyx__clip_params(onyx_dtype dtype, const void *lo, const void *hi, onyx__kparams *params);
+
+#endif
