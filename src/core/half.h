@@ -3,7 +3,9 @@
  * passed where the other is expected. Conversions to float32 are exact;
  * conversions from float32 round to nearest even, keep infinities, and keep
  * a NaN a NaN with as much of its payload as fits (the quiet bit is set), so
- * that a half value survives a round trip through float32 bit for bit.
+ * that a half value survives a round trip through float32 bit for bit, except
+ * that a signalling NaN comes back quiet (as F16C's VCVTPS2PH does; numpy
+ * would keep it signalling). tests/unit/test_half.c pins this.
  */
 #ifndef ONYX_CORE_HALF_H
 #define ONYX_CORE_HALF_H

@@ -1,0 +1,146 @@
+#include "cpu/cpu.h"
+
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#define ONYX__CPU_X86 1
+#include <cpuid.h>
+#endif
+
+/* One bit per onyx__cpu_feature. */
+#define ONYX__FBIT(f) (1u << (unsigned)(f))
+
+/*
+ * What detection found. It is written once, inside pthread_once, and only
+ * read afterwards; pthread_once orders the write before every read, so no
+ * further locking is needed.
+ */
+static struct {
+  onyx_isa isa;
+  unsigned features;
+} onyx__cpu_state;
+static pthread_once_t onyx__cpu_once = PTHREAD_ONCE_INIT;
+
+#ifdef ONYX__CPU_X86
+/*
+ * XCR0 says which register states the OS saves on a context switch. A CPU
+ * may support AVX while the OS does not save the YMM registers, and then
+ * using them corrupts other threads' state, so both must agree. The
+ * instruction is written as inline asm rather than the _xgetbv intrinsic so
+ * that this file needs no -mxsave. It may only run when CPUID says OSXSAVE.
+ */
+static uint64_t onyx__xgetbv0(void) {
+  uint32_t eax, edx;
+  __asm__ __volatile__("xgetbv" : "=a"(eax), "=d"(edx) : "c"(0u));
+  return ((uint64_t)edx << 32) | eax;
+}
+
+static void onyx__cpu_detect_hw(onyx_isa *isa, unsigned *features) {
+  unsigned a, b, c, d;
+  *isa = ONYX_ISA_SCALAR;
+  *features = 0;
+  if (!__get_cpuid(1, &a, &b, &c, &d)) return;
+  const bool sse41 = (c >> 19) & 1u;
+  const bool fma = (c >> 12) & 1u;
+  const bool osxsave = (c >> 27) & 1u;
+  const bool avx = (c >> 28) & 1u;
+  const bool f16c = (c >> 29) & 1u;
+
+  bool avx2 = false, avx512 = false, fp16 = false, bf16 = false;
+  unsigned max_sub7 = 0;
+  if (__get_cpuid_count(7, 0, &a, &b, &c, &d)) {
+    max_sub7 = a;
+    avx2 = (b >> 5) & 1u;
+    /* AVX512F (16), AVX512DQ (17), AVX512BW (30), AVX512VL (31). */
+    avx512 = ((b >> 16) & 1u) && ((b >> 17) & 1u) && ((b >> 30) & 1u) && ((b >> 31) & 1u);
+    fp16 = (d >> 23) & 1u;
+  }
+  if (max_sub7 >= 1 && __get_cpuid_count(7, 1, &a, &b, &c, &d)) bf16 = (a >> 5) & 1u;
+
+  uint64_t xcr0 = osxsave ? onyx__xgetbv0() : 0;
+  /* XMM and YMM state (bits 1, 2); with opmask, ZMM_Hi256 and Hi16_ZMM (5-7). */
+  const bool os_avx = (xcr0 & 0x6u) == 0x6u;
+  const bool os_avx512 = (xcr0 & 0xe6u) == 0xe6u;
+
+  if (!sse41) return;
+  *isa = ONYX_ISA_SSE41;
+  /* The AVX2 kernel files are compiled with -mavx2 -mfma -mf16c, so that
+   * level needs all three, plus AVX and the OS's YMM state. */
+  if (!(avx && avx2 && fma && f16c && os_avx)) return;
+  *isa = ONYX_ISA_AVX2;
+  *features |= ONYX__FBIT(ONYX__CPU_F16C);
+  if (!(avx512 && os_avx512)) return;
+  *isa = ONYX_ISA_AVX512;
+  if (fp16) *features |= ONYX__FBIT(ONYX__CPU_AVX512FP16);
+  if (bf16) *features |= ONYX__FBIT(ONYX__CPU_AVX512BF16);
+}
+#else
+/* Other architectures have only the scalar kernels. */
+static void onyx__cpu_detect_hw(onyx_isa *isa, unsigned *features) {
+  *isa = ONYX_ISA_SCALAR;
+  *features = 0;
+}
+#endif
+
+onyx_isa onyx__cpu_isa_lower(onyx_isa hw, const char *env) {
+  static const struct {
+    const char *name;
+    onyx_isa isa;
+  } levels[] = {{"scalar", ONYX_ISA_SCALAR},
+                {"sse41", ONYX_ISA_SSE41},
+                {"avx2", ONYX_ISA_AVX2},
+                {"avx512", ONYX_ISA_AVX512}};
+  if (env == NULL) return hw;
+  for (size_t i = 0; i < sizeof levels / sizeof levels[0]; i++) {
+    if (strcmp(env, levels[i].name) == 0) return levels[i].isa < hw ? levels[i].isa : hw;
+  }
+  return hw;
+}
+
+static void onyx__cpu_init(void) {
+  onyx_isa hw;
+  unsigned features;
+  onyx__cpu_detect_hw(&hw, &features);
+  onyx_isa isa = onyx__cpu_isa_lower(hw, getenv("ONYX_ISA"));
+  /* Hide the features of levels the environment switched off, so that a
+   * test run with ONYX_ISA=avx2 cannot reach an AVX-512 path through them. */
+  if (isa < ONYX_ISA_AVX512) {
+    features &= ~(ONYX__FBIT(ONYX__CPU_AVX512FP16) | ONYX__FBIT(ONYX__CPU_AVX512BF16));
+  }
+  if (isa < ONYX_ISA_AVX2) features &= ~ONYX__FBIT(ONYX__CPU_F16C);
+  onyx__cpu_state.isa = isa;
+  onyx__cpu_state.features = features;
+}
+
+onyx_isa onyx__cpu_isa(void) {
+  /* pthread_once cannot fail here: the once object is statically
+   * initialised and the init routine is valid. */
+  (void)pthread_once(&onyx__cpu_once, onyx__cpu_init);
+  return onyx__cpu_state.isa;
+}
+
+bool onyx__cpu_has(onyx__cpu_feature feature) {
+  (void)pthread_once(&onyx__cpu_once, onyx__cpu_init);
+  return (onyx__cpu_state.features & ONYX__FBIT(feature)) != 0;
+}
+
+onyx_isa onyx_isa_detected(void) { return onyx__cpu_isa(); }
+
+const char *onyx_isa_name(onyx_isa isa) {
+  switch (isa) {
+    case ONYX_ISA_SCALAR:
+      return "scalar";
+    case ONYX_ISA_SSE41:
+      return "sse41";
+    case ONYX_ISA_AVX2:
+      return "avx2";
+    case ONYX_ISA_AVX512:
+      return "avx512";
+    case ONYX_ISA_BEST:
+      return "best";
+  }
+  return "unknown";
+}

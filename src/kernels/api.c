@@ -1,0 +1,76 @@
+/*
+ * The public kernel API (onyx_ceil, onyx_floor, onyx_sign, onyx_clip): the
+ * element-wise kernels on the caller's buffers, with the argument checks
+ * that the kernels themselves do not make.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "core/error.h"
+#include "kernels/kernels.h"
+
+/* The ONNX spelling of an op ("Ceil"), made from the one op list. */
+static void onyx__kop_onnx_name(onyx__kop op, char *buf, size_t cap) {
+  static const char *const names[ONYX__KOP_COUNT] = {
+#define ONYX_X_(name, lname) lname,
+      ONYX__KOP_MAP(ONYX_X_)
+#undef ONYX_X_
+  };
+  snprintf(buf, cap, "%s", names[op]);
+  if (buf[0] >= 'a' && buf[0] <= 'z') buf[0] = (char)(buf[0] - 'a' + 'A');
+}
+
+/* The types op has a kernel for. The scalar table is complete, so it is
+ * the one place that says which types an op allows. */
+static onyx__dmask onyx__kop_types(onyx__kop op) {
+  onyx__dmask m = 0;
+  for (int i = 0; i < ONYX__DTYPE_COUNT; i++) {
+    if (onyx__kernels_scalar.k[op][i] != NULL) m |= 1u << i;
+  }
+  return m;
+}
+
+static onyx_status onyx__kernel_call(onyx__kop op, onyx_dtype dtype, size_t n, const void *x,
+                                     void *y, const void *lo, const void *hi, onyx_error *err) {
+  char name[16];
+  onyx__kop_onnx_name(op, name, sizeof name);
+  if (n > 0 && (x == NULL || y == NULL)) {
+    return onyx__fail(err, ONYX_INVALID_ARGUMENT, "%s: %s is NULL with n = %zu", name,
+                      x == NULL ? "x" : "y", n);
+  }
+  onyx__ukernel kernel = onyx__kernel_get(op, dtype, ONYX_ISA_BEST);
+  if (kernel == NULL) {
+    char allowed[256];
+    onyx__dmask_format(onyx__kop_types(op), allowed, sizeof allowed);
+    if (onyx__dtype_known((int)dtype)) {
+      return onyx__fail(err, ONYX_TYPE, "%s: type %s is not supported; allowed: %s", name,
+                        onyx_dtype_name(dtype), allowed);
+    }
+    return onyx__fail(err, ONYX_TYPE, "%s: unknown type %d; allowed: %s", name, (int)dtype,
+                      allowed);
+  }
+  if (n == 0) return ONYX_OK;
+  /* Only Clip has parameters; the others get zeroes they never read. */
+  onyx__kparams params;
+  memset(&params, 0, sizeof params);
+  if (op == ONYX__KOP_CLIP) onyx__clip_params(dtype, lo, hi, &params);
+  kernel(n, x, y, &params);
+  return ONYX_OK;
+}
+
+onyx_status onyx_ceil(onyx_dtype dtype, size_t n, const void *x, void *y, onyx_error *err) {
+  return onyx__kernel_call(ONYX__KOP_CEIL, dtype, n, x, y, NULL, NULL, err);
+}
+
+onyx_status onyx_floor(onyx_dtype dtype, size_t n, const void *x, void *y, onyx_error *err) {
+  return onyx__kernel_call(ONYX__KOP_FLOOR, dtype, n, x, y, NULL, NULL, err);
+}
+
+onyx_status onyx_sign(onyx_dtype dtype, size_t n, const void *x, void *y, onyx_error *err) {
+  return onyx__kernel_call(ONYX__KOP_SIGN, dtype, n, x, y, NULL, NULL, err);
+}
+
+onyx_status onyx_clip(onyx_dtype dtype, size_t n, const void *x, void *y, const void *lo,
+                      const void *hi, onyx_error *err) {
+  return onyx__kernel_call(ONYX__KOP_CLIP, dtype, n, x, y, lo, hi, err);
+}

@@ -1,0 +1,200 @@
+/*
+ * The scalar reference kernels: one for every (op, type) the ops allow.
+ *
+ * The semantics exist once per type class, as small per-element functions
+ * on the class's computing type:
+ *   native float (float, double)  on float and double themselves;
+ *   half (float16, bfloat16)      on float32: convert exactly, apply the
+ *                                 float32 function, round back;
+ *   signed int (int8 .. int64)    on int64_t;
+ *   unsigned int (uint8 .. uint64) on uint64_t.
+ * Every kernel is then generated from one list of types, so no kernel is
+ * written by hand for one type. All of them follow the ONNX numpy reference
+ * bit for bit (numpy 1.24 for Clip).
+ */
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "core/half.h"
+#include "kernels/kernels.h"
+
+/* The computing types, named like the onyx__kparams members that hold
+ * each class's Clip bounds, so that a macro can paste one name for both. */
+typedef float onyx__c_f32;
+typedef double onyx__c_f64;
+typedef int64_t onyx__c_i64;
+typedef uint64_t onyx__c_u64;
+
+/*
+ * The types, one line each. The float types take every op; the integer
+ * types take Sign and Clip only.
+ *   X(NAME, short name, storage type, class, computing type, no-bound low,
+ *     no-bound high)
+ * The short name spells the type in kernel names (onyx__s32_vsign__scalar).
+ * The class picks how an element is loaded into the computing type and
+ * stored back (ONYX__LOAD_* and ONYX__STORE_* below). A missing Clip bound
+ * is the identity of its side, so "no bound" needs no separate code path.
+ */
+#define ONYX__SCALAR_FLOAT_TYPES(X)                                        \
+  X(FLOAT, f32, float, NATIVE, f32, -INFINITY, INFINITY)                   \
+  X(DOUBLE, f64, double, NATIVE, f64, -(double)INFINITY, (double)INFINITY) \
+  X(FLOAT16, f16, onyx_f16, F16, f32, -INFINITY, INFINITY)                 \
+  X(BFLOAT16, bf16, onyx_bf16, BF16, f32, -INFINITY, INFINITY)
+
+#define ONYX__SCALAR_INT_TYPES(X)                        \
+  X(INT8, s8, int8_t, INT, i64, INT8_MIN, INT8_MAX)      \
+  X(INT16, s16, int16_t, INT, i64, INT16_MIN, INT16_MAX) \
+  X(INT32, s32, int32_t, INT, i64, INT32_MIN, INT32_MAX) \
+  X(INT64, s64, int64_t, INT, i64, INT64_MIN, INT64_MAX) \
+  X(UINT8, u8, uint8_t, INT, u64, 0, UINT8_MAX)          \
+  X(UINT16, u16, uint16_t, INT, u64, 0, UINT16_MAX)      \
+  X(UINT32, u32, uint32_t, INT, u64, 0, UINT32_MAX)      \
+  X(UINT64, u64, uint64_t, INT, u64, 0, UINT64_MAX)
+
+#define ONYX__SCALAR_ALL_TYPES(X) ONYX__SCALAR_FLOAT_TYPES(X) ONYX__SCALAR_INT_TYPES(X)
+
+/*
+ * Loading and storing, per class. Native floats compute in their own type.
+ * Halves widen to float32 exactly and round back to nearest even (a NaN
+ * stays a NaN with its payload; a signalling one gains the quiet bit, as
+ * half.h documents). Integers widen to 64 bits, in which every value of the
+ * narrower types is exact, and narrow back: results are always in range,
+ * because Sign gives -1, 0 or 1 and Clip gives x or one of the bounds.
+ */
+#define ONYX__LOAD_NATIVE(c, v) (v)
+#define ONYX__STORE_NATIVE(T, v) (v)
+#define ONYX__ISNAN_NATIVE(v) isnan(v)
+#define ONYX__LOAD_F16(c, v) onyx__f16_to_f32(v)
+#define ONYX__STORE_F16(T, v) onyx__f32_to_f16(v)
+#define ONYX__ISNAN_F16(v) isnan(v)
+#define ONYX__LOAD_BF16(c, v) onyx__bf16_to_f32(v)
+#define ONYX__STORE_BF16(T, v) onyx__f32_to_bf16(v)
+#define ONYX__ISNAN_BF16(v) isnan(v)
+#define ONYX__LOAD_INT(c, v) ((onyx__c_##c)(v))
+#define ONYX__STORE_INT(T, v) ((T)(v))
+#define ONYX__ISNAN_INT(v) ((void)(v), 0)
+
+/* ---- Per-element semantics, once per class ---------------------------- */
+
+/*
+ * Native floats (and, through float32, the halves). ceil and floor return
+ * integral values, +-0 and +-inf unchanged and keep a NaN a NaN. Sign maps
+ * both zeros to +0 and returns a NaN itself, bits included. Clip is numpy's
+ * max-then-min in which a NaN operand wins and a tie returns the bound:
+ * clip(-0, lo = +0) is +0, clip(+0, hi = -0) is -0, lo > hi gives hi.
+ */
+#define ONYX__NATIVE_FLOAT_ELEMENTS(T, c, CEIL, FLOOR)      \
+  static inline T onyx__ceil_##c(T x) { return CEIL(x); }   \
+  static inline T onyx__floor_##c(T x) { return FLOOR(x); } \
+  static inline T onyx__sign_##c(T x) {                     \
+    if (x > 0) return (T)1;                                 \
+    if (x < 0) return (T)-1;                                \
+    if (x == 0) return (T)0;                                \
+    return x; /* NaN */                                     \
+  }                                                         \
+  static inline T onyx__clip_##c(T x, T lo, T hi) {         \
+    T t = (x > lo || isnan(x)) ? x : lo;                    \
+    return (t < hi || isnan(t)) ? t : hi;                   \
+  }
+
+ONYX__NATIVE_FLOAT_ELEMENTS(float, f32, ceilf, floorf)
+ONYX__NATIVE_FLOAT_ELEMENTS(double, f64, ceil, floor)
+
+/* Signed integers. Sign compares, never negates, so the minimum gives -1. */
+static inline int64_t onyx__sign_i64(int64_t x) { return x > 0 ? 1 : x < 0 ? -1 : 0; }
+static inline int64_t onyx__clip_i64(int64_t x, int64_t lo, int64_t hi) {
+  int64_t t = x > lo ? x : lo;
+  return t < hi ? t : hi;
+}
+
+/* Unsigned integers. */
+static inline uint64_t onyx__sign_u64(uint64_t x) { return x != 0; }
+static inline uint64_t onyx__clip_u64(uint64_t x, uint64_t lo, uint64_t hi) {
+  uint64_t t = x > lo ? x : lo;
+  return t < hi ? t : hi;
+}
+
+/* ---- Kernels, generated from the type lists ----------------------------- */
+
+/*
+ * A kernel reads element i before it writes element i and touches no other
+ * element in between, so x == y (in place) works; x and y are deliberately
+ * not restrict-qualified.
+ */
+#define ONYX__UNARY_KERNEL(tn, T, K, c, op)                                     \
+  static void onyx__##tn##_v##op##__scalar(size_t n, const void *x, void *y,    \
+                                           const onyx__kparams *params) {       \
+    const T *src = x;                                                           \
+    T *dst = y;                                                                 \
+    (void)params;                                                               \
+    for (size_t i = 0; i < n; i++) {                                            \
+      dst[i] = ONYX__STORE_##K(T, onyx__##op##_##c(ONYX__LOAD_##K(c, src[i]))); \
+    }                                                                           \
+  }
+
+#define ONYX__CLIP_KERNEL(tn, T, K, c)                                                \
+  static void onyx__##tn##_vclip__scalar(size_t n, const void *x, void *y,            \
+                                         const onyx__kparams *params) {               \
+    const T *src = x;                                                                 \
+    T *dst = y;                                                                       \
+    const onyx__c_##c lo = params->c.lo, hi = params->c.hi;                           \
+    for (size_t i = 0; i < n; i++) {                                                  \
+      dst[i] = ONYX__STORE_##K(T, onyx__clip_##c(ONYX__LOAD_##K(c, src[i]), lo, hi)); \
+    }                                                                                 \
+  }
+
+#define ONYX__ROUNDING_KERNELS(NAME, tn, T, K, c, nlo, nhi) \
+  ONYX__UNARY_KERNEL(tn, T, K, c, ceil)                     \
+  ONYX__UNARY_KERNEL(tn, T, K, c, floor)
+#define ONYX__COMMON_KERNELS(NAME, tn, T, K, c, nlo, nhi) \
+  ONYX__UNARY_KERNEL(tn, T, K, c, sign)                   \
+  ONYX__CLIP_KERNEL(tn, T, K, c)
+
+ONYX__SCALAR_FLOAT_TYPES(ONYX__ROUNDING_KERNELS)
+ONYX__SCALAR_ALL_TYPES(ONYX__COMMON_KERNELS)
+
+#define ONYX__ROUNDING_ENTRIES(NAME, tn, T, K, c, nlo, nhi)         \
+  .k[ONYX__KOP_CEIL][ONYX__DI_##NAME] = onyx__##tn##_vceil__scalar, \
+  .k[ONYX__KOP_FLOOR][ONYX__DI_##NAME] = onyx__##tn##_vfloor__scalar,
+#define ONYX__COMMON_ENTRIES(NAME, tn, T, K, c, nlo, nhi)           \
+  .k[ONYX__KOP_SIGN][ONYX__DI_##NAME] = onyx__##tn##_vsign__scalar, \
+  .k[ONYX__KOP_CLIP][ONYX__DI_##NAME] = onyx__##tn##_vclip__scalar,
+
+/* Entries the lists do not name stay NULL: Ceil and Floor on integers. */
+const onyx__kernel_table onyx__kernels_scalar = {ONYX__SCALAR_FLOAT_TYPES(ONYX__ROUNDING_ENTRIES)
+                                                     ONYX__SCALAR_ALL_TYPES(ONYX__COMMON_ENTRIES)};
+
+/* ---- Clip parameters ---------------------------------------------------- */
+
+/*
+ * Reads one bound of a type: none when p is NULL, and also when the bound
+ * is NaN, because numpy 1.24's np.clip replaces a scalar NaN bound by -inf
+ * or +inf (np.clip([5, -5], nan, 2) is [2, -5]). Integers are read with
+ * memcpy, as the caller's pointer need not be aligned, and widened.
+ */
+#define ONYX__BOUND_READER(NAME, tn, T, K, c, nlo, nhi)                  \
+  static onyx__c_##c onyx__bound_##tn(const void *p, onyx__c_##c none) { \
+    T v;                                                                 \
+    if (p == NULL) return none;                                          \
+    memcpy(&v, p, sizeof v);                                             \
+    onyx__c_##c w = ONYX__LOAD_##K(c, v);                                \
+    return ONYX__ISNAN_##K(w) ? none : w;                                \
+  }
+ONYX__SCALAR_ALL_TYPES(ONYX__BOUND_READER)
+
+void onyx__clip_params(onyx_dtype dtype, const void *lo, const void *hi, onyx__kparams *params) {
+  memset(params, 0, sizeof *params);
+  switch (dtype) {
+#define ONYX__CLIP_CASE(NAME, tn, T, K, c, nlo, nhi) \
+  case ONYX_DTYPE_##NAME:                            \
+    params->c.lo = onyx__bound_##tn(lo, nlo);        \
+    params->c.hi = onyx__bound_##tn(hi, nhi);        \
+    return;
+    ONYX__SCALAR_ALL_TYPES(ONYX__CLIP_CASE)
+#undef ONYX__CLIP_CASE
+    default:
+      /* An unknown type has no kernel, so its parameters are never used. */
+      return;
+  }
+}
