@@ -25,7 +25,17 @@ void onyx__error_prefix(onyx_error *err, const char *fmt, ...) {
   va_end(ap);
   memcpy(old, err->message, sizeof old);
   old[sizeof old - 1] = '\0';
-  snprintf(err->message, sizeof err->message, "%s: %s", prefix, old);
+  /* Compose "prefix: old" by hand: the message is meant to be cut when it
+   * does not fit, which snprintf warnings would flag. */
+  size_t cap = sizeof err->message - 1, n = 0;
+  const char *parts[3] = {prefix, ": ", old};
+  for (int i = 0; i < 3 && n < cap; i++) {
+    size_t len = strlen(parts[i]);
+    if (len > cap - n) len = cap - n;
+    memcpy(err->message + n, parts[i], len);
+    n += len;
+  }
+  err->message[n] = '\0';
 }
 
 const char *onyx_status_name(onyx_status status) {

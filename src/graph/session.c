@@ -1,0 +1,504 @@
+/*
+ * Session creation: every check a model needs before it can run, and every
+ * kernel choice. After onyx_session_create succeeds, a run can fail only on
+ * what the caller passes to it.
+ */
+#include "graph/session.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/error.h"
+
+/* ---- Names -> value indices ------------------------------------------- */
+
+/* Open addressing over a power-of-two table; built once, never resized. */
+typedef struct name_table {
+  uint32_t cap; /* power of two, > 2 * entries */
+  int32_t *slots; /* value index, or -1 */
+  const onyx__value *values;
+} name_table;
+
+static uint32_t hash_name(const char *s) {
+  uint32_t h = 2166136261u; /* FNV-1a */
+  for (; *s; s++) h = (h ^ (unsigned char)*s) * 16777619u;
+  return h;
+}
+
+static onyx_status table_init(name_table *t, onyx__arena *arena, size_t max_entries,
+                              const onyx__value *values, onyx_error *err) {
+  uint32_t cap = 16;
+  while (cap < 2 * max_entries + 1) {
+    if (cap > UINT32_MAX / 2) return onyx__fail(err, ONYX_LIMIT, "the graph has too many values");
+    cap *= 2;
+  }
+  t->cap = cap;
+  t->values = values;
+  t->slots = onyx__arena_alloc(arena, sizeof(int32_t) * cap);
+  if (t->slots == NULL) return onyx__fail(err, ONYX_OUT_OF_MEMORY, "out of memory");
+  memset(t->slots, 0xff, sizeof(int32_t) * cap);
+  return ONYX_OK;
+}
+
+/* The slot holding name, or the empty slot where it would go. */
+static int32_t *table_slot(const name_table *t, const char *name) {
+  uint32_t i = hash_name(name) & (t->cap - 1);
+  while (t->slots[i] >= 0 && strcmp(t->values[t->slots[i]].name, name) != 0)
+    i = (i + 1) & (t->cap - 1);
+  return &t->slots[i];
+}
+
+static int32_t table_find(const name_table *t, const char *name) { return *table_slot(t, name); }
+
+/* ---- Building --------------------------------------------------------- */
+
+typedef struct builder {
+  onyx_session *s;
+  const onyx_model *m;
+  const onyx__graph *g;
+  name_table names;
+  size_t max_values;
+  onyx_error *err;
+} builder;
+
+static const char *describe_producer(const onyx__value *v, char *buf, size_t cap) {
+  if (v->kind == ONYX__VALUE_INPUT)
+    snprintf(buf, cap, "a graph input");
+  else if (v->producer < 0)
+    snprintf(buf, cap, "an initializer");
+  else
+    snprintf(buf, cap, "node %d", v->producer);
+  return buf;
+}
+
+/* Adds a named value; two producers of one name are an error. */
+static onyx_status add_value(builder *b, const char *name, onyx__value_kind kind,
+                             int32_t producer, const char *what, uint32_t *index) {
+  int32_t *slot = table_slot(&b->names, name);
+  if (*slot >= 0) {
+    char prev[64];
+    return onyx__fail(b->err, ONYX_DUPLICATE_VALUE, "%s defines '%s', which %s already defines",
+                      what, name, describe_producer(&b->s->values[*slot], prev, sizeof prev));
+  }
+  onyx__value *v = &b->s->values[b->s->n_values];
+  v->name = name;
+  v->kind = kind;
+  v->producer = producer;
+  *slot = (int32_t)b->s->n_values;
+  *index = (uint32_t)b->s->n_values++;
+  return ONYX_OK;
+}
+
+static void desc_from_tensor(onyx__value_desc *d, const onyx__tensor *t) {
+  d->dtype = t->dtype;
+  d->has_shape = true;
+  d->rank = t->rank;
+  memcpy(d->dims, t->dims, sizeof d->dims);
+  d->constant = t;
+}
+
+static onyx_status check_declared_type(builder *b, const onyx__value_info *vi, const char *what,
+                                       size_t index) {
+  if (!vi->has_type)
+    return onyx__fail(b->err, ONYX_TYPE, "%s %zu ('%s') is not a tensor with a declared type",
+                      what, index, vi->name);
+  if (!onyx__dtype_known(vi->raw_elem_type))
+    return onyx__fail(b->err, ONYX_TYPE, "%s %zu ('%s') has element type %d, which onyx does not support",
+                      what, index, vi->name, (int)vi->raw_elem_type);
+  return ONYX_OK;
+}
+
+static void info_from_value_info(onyx_value_info *info, const onyx__value_info *vi) {
+  memset(info, 0, sizeof *info);
+  info->name = vi->name;
+  info->dtype = vi->dtype;
+  info->has_shape = vi->has_shape;
+  info->rank = vi->rank;
+  for (uint32_t d = 0; d < vi->rank; d++) {
+    info->dims[d] = vi->dims[d];
+    info->dim_names[d] = vi->dim_params[d];
+  }
+}
+
+/* Graph inputs that are not initializers become run inputs; initializers
+ * become constants (an initializer listed as an input is a default that
+ * onyx does not let the caller override, as ONNX test layouts expect). */
+static onyx_status add_inputs_and_initializers(builder *b) {
+  const onyx__graph *g = b->g;
+  onyx_session *s = b->s;
+  if (g->n_sparse_initializers > 0)
+    return onyx__fail(b->err, ONYX_TENSOR_DATA, "sparse initializers are not supported");
+  for (size_t i = 0; i < g->n_initializers; i++) {
+    const onyx__tensor *t = &g->initializers[i];
+    char what[64];
+    snprintf(what, sizeof what, "initializer %zu", i);
+    uint32_t vi;
+    ONYX__TRY(add_value(b, t->name, ONYX__VALUE_CONSTANT, -1, what, &vi));
+    desc_from_tensor(&s->values[vi].desc, t);
+  }
+  s->input_values = onyx__arena_alloc(&s->arena, sizeof(uint32_t) * (g->n_inputs + 1));
+  s->input_info = onyx__arena_alloc(&s->arena, sizeof(onyx_value_info) * (g->n_inputs + 1));
+  if (s->input_values == NULL || s->input_info == NULL)
+    return onyx__fail(b->err, ONYX_OUT_OF_MEMORY, "out of memory");
+  for (size_t i = 0; i < g->n_inputs; i++) {
+    const onyx__value_info *in = &g->inputs[i];
+    ONYX__TRY(check_declared_type(b, in, "graph input", i));
+    int32_t existing = table_find(&b->names, in->name);
+    if (existing >= 0 && s->values[existing].kind == ONYX__VALUE_CONSTANT) {
+      const onyx__value *v = &s->values[existing];
+      if (v->desc.dtype != in->dtype)
+        return onyx__fail(b->err, ONYX_TYPE,
+                          "graph input %zu ('%s') is declared %s but its initializer is %s", i,
+                          in->name, onyx_dtype_name(in->dtype), onyx_dtype_name(v->desc.dtype));
+      continue;
+    }
+    char what[64];
+    snprintf(what, sizeof what, "graph input %zu", i);
+    uint32_t vi;
+    ONYX__TRY(add_value(b, in->name, ONYX__VALUE_INPUT, -1, what, &vi));
+    onyx__value *v = &s->values[vi];
+    v->input_index = (uint32_t)s->n_inputs;
+    v->desc.dtype = in->dtype;
+    v->desc.has_shape = in->has_shape;
+    v->desc.rank = in->rank;
+    memcpy(v->desc.dims, in->dims, sizeof v->desc.dims);
+    s->input_values[s->n_inputs] = vi;
+    info_from_value_info(&s->input_info[s->n_inputs], in);
+    s->n_inputs++;
+  }
+  return ONYX_OK;
+}
+
+/* Every node output becomes a value; a name defined twice is an error. */
+static onyx_status add_node_outputs(builder *b) {
+  for (size_t n = 0; n < b->g->n_nodes; n++) {
+    const onyx__node *node = &b->g->nodes[n];
+    for (size_t o = 0; o < node->n_outputs; o++) {
+      if (node->outputs[o][0] == '\0') continue;
+      char what[300];
+      snprintf(what, sizeof what, "node %zu ('%s', %s)", n, node->name, node->op_type);
+      uint32_t vi;
+      ONYX__TRY(add_value(b, node->outputs[o], ONYX__VALUE_COMPUTED, (int32_t)n, what, &vi));
+    }
+  }
+  return ONYX_OK;
+}
+
+/*
+ * Orders the nodes so that every producer runs before its consumers (Kahn's
+ * algorithm, taking ready nodes in model order so that a sorted model keeps
+ * its order). A node input nothing defines, or a cycle, is an error here.
+ */
+static onyx_status sort_nodes(builder *b, uint32_t **order_out) {
+  const onyx__graph *g = b->g;
+  size_t n = g->n_nodes;
+  onyx__arena *arena = &b->s->arena;
+  uint32_t *pending = onyx__arena_alloc(arena, sizeof(uint32_t) * (n + 1));
+  uint32_t *order = onyx__arena_alloc(arena, sizeof(uint32_t) * (n + 1));
+  /* consumers of node i: edges[first[i] .. first[i+1]) (CSR layout) */
+  size_t n_edges = 0;
+  for (size_t i = 0; i < n; i++) n_edges += g->nodes[i].n_inputs;
+  uint32_t *first = onyx__arena_alloc(arena, sizeof(uint32_t) * (n + 2));
+  uint32_t *edges = onyx__arena_alloc(arena, sizeof(uint32_t) * (n_edges + 1));
+  if (!pending || !order || !first || !edges)
+    return onyx__fail(b->err, ONYX_OUT_OF_MEMORY, "out of memory");
+
+  for (size_t i = 0; i < n; i++) {
+    const onyx__node *node = &g->nodes[i];
+    for (size_t k = 0; k < node->n_inputs; k++) {
+      const char *name = node->inputs[k];
+      if (name[0] == '\0') continue;
+      int32_t v = table_find(&b->names, name);
+      if (v < 0)
+        return onyx__fail(b->err, ONYX_UNDEFINED_VALUE,
+                          "node %zu ('%s', %s): input %zu '%s' is not defined by any graph "
+                          "input, initializer or node",
+                          i, node->name, node->op_type, k, name);
+      int32_t p = b->s->values[v].producer;
+      if (p >= 0) {
+        pending[i]++;
+        first[p + 1]++;
+      }
+    }
+  }
+  for (size_t i = 0; i < n; i++) first[i + 1] += first[i];
+  uint32_t *fill = onyx__arena_alloc(arena, sizeof(uint32_t) * (n + 1));
+  if (fill == NULL) return onyx__fail(b->err, ONYX_OUT_OF_MEMORY, "out of memory");
+  memcpy(fill, first, sizeof(uint32_t) * n);
+  for (size_t i = 0; i < n; i++) {
+    const onyx__node *node = &g->nodes[i];
+    for (size_t k = 0; k < node->n_inputs; k++) {
+      if (node->inputs[k][0] == '\0') continue;
+      int32_t p = b->s->values[table_find(&b->names, node->inputs[k])].producer;
+      if (p >= 0) edges[fill[p]++] = (uint32_t)i;
+    }
+  }
+  /* order[] doubles as the FIFO of ready nodes. */
+  size_t head = 0, tail = 0;
+  for (size_t i = 0; i < n; i++)
+    if (pending[i] == 0) order[tail++] = (uint32_t)i;
+  while (head < tail) {
+    uint32_t i = order[head++];
+    for (uint32_t e = first[i]; e < first[i + 1]; e++)
+      if (--pending[edges[e]] == 0) order[tail++] = edges[e];
+  }
+  if (tail < n) {
+    for (size_t i = 0; i < n; i++)
+      if (pending[i] != 0)
+        return onyx__fail(b->err, ONYX_CYCLE, "node %zu ('%s', %s) is part of a cycle", i,
+                          g->nodes[i].name, g->nodes[i].op_type);
+  }
+  *order_out = order;
+  return ONYX_OK;
+}
+
+/* The checks every op shares, driven by its version table. */
+static onyx_status check_node(builder *b, size_t n, const onyx__op **op_out,
+                              const onyx__op_version **ver_out) {
+  const onyx__node *node = &b->g->nodes[n];
+  int64_t opset = b->m->onnx_opset;
+  if (node->domain[0] != '\0')
+    return onyx__fail(b->err, ONYX_UNSUPPORTED_OP,
+                      "node %zu ('%s'): domain '%s' is not supported (op %s); onyx supports "
+                      "only the ai.onnx domain",
+                      n, node->name, node->domain, node->op_type);
+  const onyx__op *op = onyx__op_find(node->op_type);
+  if (op == NULL)
+    return onyx__fail(b->err, ONYX_UNSUPPORTED_OP,
+                      "node %zu ('%s'): op '%s' is not supported (onyx supports Ceil, Clip, "
+                      "Constant, Floor, Sign)",
+                      n, node->name, node->op_type);
+  const onyx__op_version *ver = onyx__op_version_at(op, opset);
+  if (ver == NULL)
+    return onyx__fail(b->err, ONYX_UNSUPPORTED_OP,
+                      "node %zu ('%s'): op %s does not exist at opset %lld; it was introduced "
+                      "in opset %d",
+                      n, node->name, node->op_type, (long long)opset, op->versions[0].since);
+  if (node->n_inputs < ver->min_inputs || node->n_inputs > ver->max_inputs ||
+      (ver->min_inputs > 0 && node->inputs[0][0] == '\0')) {
+    return onyx__fail(b->err, ONYX_ARITY,
+                      "node %zu ('%s', %s-%d at opset %lld): takes %u to %u inputs, has %zu%s",
+                      n, node->name, node->op_type, ver->since, (long long)opset,
+                      ver->min_inputs, ver->max_inputs, node->n_inputs,
+                      node->n_inputs >= 1 && ver->min_inputs > 0 ? " (input 0 is empty)" : "");
+  }
+  if (node->n_outputs != ver->n_outputs || node->outputs[0][0] == '\0')
+    return onyx__fail(b->err, ONYX_ARITY,
+                      "node %zu ('%s', %s-%d at opset %lld): has %zu outputs; it must have "
+                      "exactly %u, named",
+                      n, node->name, node->op_type, ver->since, (long long)opset,
+                      node->n_outputs, ver->n_outputs);
+  for (size_t a = 0; a < node->n_attrs; a++) {
+    const onyx__attr *attr = &node->attrs[a];
+    const onyx__attr_spec *spec = ver->attrs;
+    while (spec->name != NULL && strcmp(spec->name, attr->name) != 0) spec++;
+    if (spec->name == NULL)
+      return onyx__fail(b->err, ONYX_ATTRIBUTE,
+                        "node %zu ('%s', %s-%d at opset %lld): unknown attribute '%s'", n,
+                        node->name, node->op_type, ver->since, (long long)opset, attr->name);
+    if (spec->type != attr->type)
+      return onyx__fail(b->err, ONYX_ATTRIBUTE,
+                        "node %zu ('%s', %s-%d at opset %lld): attribute '%s' has type %d; it "
+                        "must have type %d",
+                        n, node->name, node->op_type, ver->since, (long long)opset, attr->name,
+                        (int)attr->type, (int)spec->type);
+    for (size_t p = 0; p < a; p++)
+      if (strcmp(node->attrs[p].name, attr->name) == 0)
+        return onyx__fail(b->err, ONYX_ATTRIBUTE,
+                          "node %zu ('%s', %s-%d at opset %lld): attribute '%s' is given twice",
+                          n, node->name, node->op_type, ver->since, (long long)opset, attr->name);
+    if (attr->has_ref_attr_name)
+      return onyx__fail(b->err, ONYX_ATTRIBUTE,
+                        "node %zu ('%s'): attribute '%s' refers to a function attribute, which "
+                        "only functions may do",
+                        n, node->name, attr->name);
+  }
+  *op_out = op;
+  *ver_out = ver;
+  return ONYX_OK;
+}
+
+/* Every input of these ops is of type T: allowed by the version, and the
+ * same for all inputs. */
+static onyx_status check_input_types(builder *b, size_t n, const onyx__op_version *ver,
+                                     const onyx__value_desc *const *inputs) {
+  const onyx__node *node = &b->g->nodes[n];
+  for (size_t k = 0; k < node->n_inputs; k++) {
+    if (inputs[k] == NULL) continue;
+    onyx_dtype t = inputs[k]->dtype;
+    if (!onyx__dmask_has(ver->types, t)) {
+      char allowed[256];
+      onyx__dmask_format(ver->types, allowed, sizeof allowed);
+      return onyx__fail(b->err, ONYX_TYPE,
+                        "node %zu ('%s', %s-%d at opset %lld): input %zu '%s' has type %s, "
+                        "which %s-%d does not allow; allowed: %s",
+                        n, node->name, node->op_type, ver->since, (long long)b->m->onnx_opset, k,
+                        node->inputs[k], onyx_dtype_name(t), node->op_type, ver->since, allowed);
+    }
+    if (t != inputs[0]->dtype)
+      return onyx__fail(b->err, ONYX_TYPE,
+                        "node %zu ('%s', %s-%d at opset %lld): input %zu '%s' has type %s but "
+                        "input 0 '%s' has type %s; they must be the same",
+                        n, node->name, node->op_type, ver->since, (long long)b->m->onnx_opset, k,
+                        node->inputs[k], onyx_dtype_name(t), node->inputs[0],
+                        onyx_dtype_name(inputs[0]->dtype));
+  }
+  return ONYX_OK;
+}
+
+static onyx_status plan_nodes(builder *b, const uint32_t *order) {
+  onyx_session *s = b->s;
+  const onyx__graph *g = b->g;
+  s->steps = onyx__arena_alloc(&s->arena, sizeof(onyx__step) * (g->n_nodes + 1));
+  if (s->steps == NULL) return onyx__fail(b->err, ONYX_OUT_OF_MEMORY, "out of memory");
+  for (size_t k = 0; k < g->n_nodes; k++) {
+    size_t n = order[k];
+    const onyx__node *node = &g->nodes[n];
+    const onyx__op *op;
+    const onyx__op_version *ver;
+    ONYX__TRY(check_node(b, n, &op, &ver));
+
+    const onyx__value_desc *inputs[3] = {NULL, NULL, NULL};
+    int32_t input_values[3] = {-1, -1, -1};
+    for (size_t i = 0; i < node->n_inputs; i++) {
+      if (node->inputs[i][0] == '\0') continue;
+      input_values[i] = table_find(&b->names, node->inputs[i]);
+      inputs[i] = &s->values[input_values[i]].desc;
+    }
+    ONYX__TRY(check_input_types(b, n, ver, inputs));
+
+    int32_t yv = table_find(&b->names, node->outputs[0]);
+    onyx__value *y = &s->values[yv];
+    onyx__prepared prep;
+    memset(&prep, 0, sizeof prep);
+    prep.runtime_bound[0] = prep.runtime_bound[1] = -1;
+    onyx__prepare_ctx ctx = {node, n, ver, b->m->onnx_opset, inputs,
+                             s->opts.isa_cap, &s->arena, &y->desc};
+    ONYX__TRY(op->prepare(&ctx, &prep, b->err));
+    if (prep.constant != NULL) {
+      y->kind = ONYX__VALUE_CONSTANT;
+      y->desc.constant = prep.constant;
+      continue;
+    }
+    onyx__step *st = &s->steps[s->n_steps++];
+    st->node = (uint32_t)n;
+    st->prep = prep;
+    st->x = (uint32_t)input_values[0];
+    st->y = (uint32_t)yv;
+    for (int i = 0; i < 2; i++)
+      st->bound[i] = prep.runtime_bound[i] >= 0 ? input_values[prep.runtime_bound[i]] : -1;
+  }
+  return ONYX_OK;
+}
+
+static onyx_status plan_outputs(builder *b) {
+  onyx_session *s = b->s;
+  const onyx__graph *g = b->g;
+  s->output_values = onyx__arena_alloc(&s->arena, sizeof(uint32_t) * (g->n_outputs + 1));
+  s->output_info = onyx__arena_alloc(&s->arena, sizeof(onyx_value_info) * (g->n_outputs + 1));
+  if (s->output_values == NULL || s->output_info == NULL)
+    return onyx__fail(b->err, ONYX_OUT_OF_MEMORY, "out of memory");
+  if (g->n_outputs == 0) return onyx__fail(b->err, ONYX_UNDEFINED_VALUE, "the graph has no outputs");
+  for (size_t i = 0; i < g->n_outputs; i++) {
+    const onyx__value_info *out = &g->outputs[i];
+    int32_t v = table_find(&b->names, out->name);
+    if (v < 0)
+      return onyx__fail(b->err, ONYX_UNDEFINED_VALUE,
+                        "graph output %zu '%s' is not defined by any graph input, initializer "
+                        "or node",
+                        i, out->name);
+    const onyx__value_desc *d = &s->values[v].desc;
+    if (out->has_type && out->dtype != d->dtype)
+      return onyx__fail(b->err, ONYX_TYPE, "graph output %zu '%s' is declared %s but is computed as %s",
+                        i, out->name, onyx__dtype_known(out->raw_elem_type)
+                                          ? onyx_dtype_name(out->dtype) : "an unsupported type",
+                        onyx_dtype_name(d->dtype));
+    s->output_values[i] = (uint32_t)v;
+    onyx_value_info *info = &s->output_info[i];
+    if (out->has_type && out->has_shape) {
+      info_from_value_info(info, out);
+    } else {
+      memset(info, 0, sizeof *info);
+      info->name = out->name;
+      info->dtype = d->dtype;
+      info->has_shape = d->has_shape;
+      info->rank = d->rank;
+      memcpy(info->dims, d->dims, sizeof d->dims);
+    }
+  }
+  s->n_outputs = g->n_outputs;
+  return ONYX_OK;
+}
+
+void onyx_session_options_init(onyx_session_options *opts) {
+  if (opts == NULL) return;
+  memset(opts, 0, sizeof *opts);
+  opts->isa_cap = ONYX_ISA_BEST;
+}
+
+onyx_status onyx_session_create(const onyx_model *model, const onyx_session_options *opts,
+                                onyx_session **out, onyx_error *err) {
+  if (out != NULL) *out = NULL;
+  if (model == NULL || out == NULL)
+    return onyx__fail(err, ONYX_INVALID_ARGUMENT, "onyx_session_create: model and out must not be NULL");
+  onyx_session *s = onyx__calloc(1, sizeof *s);
+  if (s == NULL) return onyx__fail(err, ONYX_OUT_OF_MEMORY, "out of memory");
+  s->model = model;
+  if (opts != NULL)
+    s->opts = *opts;
+  else
+    onyx_session_options_init(&s->opts);
+
+  builder b = {s, model, &model->graph, {0, NULL, NULL}, 0, err};
+  const onyx__graph *g = &model->graph;
+  b.max_values = g->n_inputs + g->n_initializers;
+  for (size_t i = 0; i < g->n_nodes; i++) b.max_values += g->nodes[i].n_outputs;
+  onyx_status st = ONYX_OK;
+  s->values = onyx__arena_alloc(&s->arena, sizeof(onyx__value) * (b.max_values + 1));
+  if (s->values == NULL) st = onyx__fail(err, ONYX_OUT_OF_MEMORY, "out of memory");
+  if (st == ONYX_OK) st = table_init(&b.names, &s->arena, b.max_values, s->values, err);
+  uint32_t *order = NULL;
+  if (st == ONYX_OK) st = add_inputs_and_initializers(&b);
+  if (st == ONYX_OK) st = add_node_outputs(&b);
+  if (st == ONYX_OK) st = sort_nodes(&b, &order);
+  if (st == ONYX_OK) st = plan_nodes(&b, order);
+  if (st == ONYX_OK) st = plan_outputs(&b);
+  if (st != ONYX_OK) {
+    if (model->path != NULL) onyx__error_prefix(err, "%s", model->path);
+    onyx_session_free(s);
+    return st;
+  }
+  *out = s;
+  return ONYX_OK;
+}
+
+void onyx_session_free(onyx_session *session) {
+  if (session == NULL) return;
+  onyx__arena_free(&session->arena);
+  onyx__free(session);
+}
+
+size_t onyx_session_input_count(const onyx_session *session) {
+  return session ? session->n_inputs : 0;
+}
+
+size_t onyx_session_output_count(const onyx_session *session) {
+  return session ? session->n_outputs : 0;
+}
+
+onyx_status onyx_session_input_info(const onyx_session *session, size_t index,
+                                    onyx_value_info *out, onyx_error *err) {
+  if (session == NULL || out == NULL || index >= session->n_inputs)
+    return onyx__fail(err, ONYX_INVALID_ARGUMENT, "onyx_session_input_info: no input %zu", index);
+  *out = session->input_info[index];
+  return ONYX_OK;
+}
+
+onyx_status onyx_session_output_info(const onyx_session *session, size_t index,
+                                     onyx_value_info *out, onyx_error *err) {
+  if (session == NULL || out == NULL || index >= session->n_outputs)
+    return onyx__fail(err, ONYX_INVALID_ARGUMENT, "onyx_session_output_info: no output %zu", index);
+  *out = session->output_info[index];
+  return ONYX_OK;
+}

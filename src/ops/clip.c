@@ -1,0 +1,128 @@
+/*
+ * Clip: y = min(max(x, min), max), element-wise.
+ *
+ * Versions 1 and 6 take the bounds as float attributes; from version 11 they
+ * are optional scalar inputs 1 and 2 of the same type as x, found by
+ * position, never by name. What a missing bound means differs:
+ *   - Clip-1 declares no default: a missing attribute means no bound.
+ *   - Clip-6 declares defaults of float lowest() and max(); the ONNX reference
+ *     applies them, so -inf and +inf are clamped to -/+FLT_MAX (for float16
+ *     that value rounds to infinity, so nothing changes).
+ *   - Clip-11 and later: the text says the bounds "default to lowest() and
+ *     max()", but the reference passes None to np.clip, which means no
+ *     bound at all: infinities pass through. onyx follows the reference.
+ */
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core/error.h"
+#include "core/half.h"
+#include "ops/op.h"
+
+static const onyx__attr_spec attrs_v1[] = {
+    {"min", ONYX__ATTR_FLOAT}, {"max", ONYX__ATTR_FLOAT}, {"consumed_inputs", ONYX__ATTR_INTS},
+    {NULL, 0}};
+static const onyx__attr_spec attrs_v6[] = {
+    {"min", ONYX__ATTR_FLOAT}, {"max", ONYX__ATTR_FLOAT}, {NULL, 0}};
+static const onyx__attr_spec attrs_none[] = {{NULL, 0}};
+
+static const onyx__op_version versions[] = {
+    {1, ONYX__DM_FLOATS, 1, 1, 1, attrs_v1},
+    {6, ONYX__DM_FLOATS, 1, 1, 1, attrs_v6},
+    {11, ONYX__DM_FLOATS, 1, 3, 1, attrs_none},
+    {12, ONYX__DM_FLOATS | ONYX__DM_INTS, 1, 3, 1, attrs_none},
+    {13, ONYX__DM_ALL, 1, 3, 1, attrs_none},
+};
+
+/*
+ * Stores a float attribute bound as one element of the float type t, the way
+ * numpy casts a Python float bound to the array's type: exactly for float and
+ * double, rounded to nearest even for the half types.
+ */
+static void attr_bound(onyx_dtype t, float v, unsigned char elem[8]) {
+  switch (t) {
+    case ONYX_DTYPE_DOUBLE: {
+      double d = v;
+      memcpy(elem, &d, sizeof d);
+      break;
+    }
+    case ONYX_DTYPE_FLOAT16: {
+      onyx_f16 h = onyx__f32_to_f16(v);
+      memcpy(elem, &h, sizeof h);
+      break;
+    }
+    case ONYX_DTYPE_BFLOAT16: {
+      onyx_bf16 b = onyx__f32_to_bf16(v);
+      memcpy(elem, &b, sizeof b);
+      break;
+    }
+    default:
+      memcpy(elem, &v, sizeof v);
+      break;
+  }
+}
+
+static onyx_status prepare_attrs(onyx__prepare_ctx *ctx, onyx__prepared *prep) {
+  onyx_dtype t = ctx->inputs[0]->dtype;
+  bool v6 = ctx->version->since >= 6;
+  const char *names[2] = {"min", "max"};
+  const float defaults[2] = {-FLT_MAX, FLT_MAX};
+  unsigned char elems[2][8];
+  const void *bound[2] = {NULL, NULL};
+  for (int i = 0; i < 2; i++) {
+    const onyx__attr *a = onyx__node_attr(ctx->node, names[i]);
+    if (a == NULL && !v6) continue;
+    attr_bound(t, a != NULL ? a->f : defaults[i], elems[i]);
+    bound[i] = elems[i];
+  }
+  onyx__clip_params(t, bound[0], bound[1], &prep->params);
+  return ONYX_OK;
+}
+
+/* A bound input must hold exactly one element: shape [] or [1]. */
+static onyx_status check_bound_shape(onyx__prepare_ctx *ctx, size_t i, onyx_error *err) {
+  const onyx__value_desc *b = ctx->inputs[i];
+  bool ok = true;
+  if (b->constant != NULL) {
+    ok = b->constant->count == 1 && b->constant->rank <= 1;
+  } else if (b->has_shape) {
+    ok = b->rank == 0 || (b->rank == 1 && b->dims[0] <= 1);
+  }
+  if (ok) return ONYX_OK;
+  char label[256];
+  onyx__node_label(ctx, label, sizeof label);
+  return onyx__fail(err, ONYX_SHAPE,
+                    "%s: input %zu ('%s', the %s bound) must be a scalar (shape [] or [1])", label,
+                    i, ctx->node->inputs[i], i == 1 ? "min" : "max");
+}
+
+static onyx_status prepare(onyx__prepare_ctx *ctx, onyx__prepared *prep, onyx_error *err) {
+  ONYX__TRY(onyx__prepare_unary(ctx, prep, ONYX__KOP_CLIP, err));
+  prep->runtime_bound[0] = prep->runtime_bound[1] = -1;
+  if (ctx->version->since < 11) return prepare_attrs(ctx, prep);
+
+  const void *bound[2] = {NULL, NULL};
+  bool dynamic = false;
+  for (size_t i = 1; i <= 2; i++) {
+    if (i >= ctx->node->n_inputs || ctx->inputs[i] == NULL) continue;
+    ONYX__TRY(check_bound_shape(ctx, i, err));
+    if (ctx->inputs[i]->constant != NULL) {
+      bound[i - 1] = ctx->inputs[i]->constant->data;
+    } else {
+      dynamic = true;
+    }
+  }
+  if (!dynamic) {
+    onyx__clip_params(ctx->inputs[0]->dtype, bound[0], bound[1], &prep->params);
+    return ONYX_OK;
+  }
+  /* At least one bound is known only at run time: the session reads both
+   * bounds then and computes the parameters for that run. */
+  for (size_t i = 1; i <= 2; i++)
+    if (i < ctx->node->n_inputs && ctx->inputs[i] != NULL) prep->runtime_bound[i - 1] = (int)i;
+  return ONYX_OK;
+}
+
+const onyx__op onyx__op_clip = {"Clip", versions, sizeof versions / sizeof versions[0], prepare};

@@ -1,0 +1,54 @@
+/* The list of supported ops, and helpers every op file shares. */
+#include <stdio.h>
+#include <string.h>
+
+#include "core/error.h"
+#include "ops/op.h"
+
+/* Every supported ai.onnx op, once. */
+static const onyx__op *const ops[] = {
+    &onyx__op_ceil, &onyx__op_clip, &onyx__op_constant, &onyx__op_floor, &onyx__op_sign,
+};
+
+int64_t onyx_max_opset(void) { return ONYX__MAX_OPSET; }
+
+const onyx__op *onyx__op_find(const char *op_type) {
+  for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
+    if (strcmp(ops[i]->name, op_type) == 0) return ops[i];
+  return NULL;
+}
+
+const onyx__op_version *onyx__op_version_at(const onyx__op *op, int64_t opset) {
+  const onyx__op_version *found = NULL;
+  for (size_t i = 0; i < op->n_versions; i++)
+    if (op->versions[i].since <= opset) found = &op->versions[i];
+  return found;
+}
+
+void onyx__node_label(const onyx__prepare_ctx *ctx, char *buf, size_t cap) {
+  snprintf(buf, cap, "node %zu ('%s', %s-%d at opset %lld)", ctx->node_index, ctx->node->name,
+           ctx->node->op_type, ctx->version->since, (long long)ctx->opset);
+}
+
+const onyx__attr *onyx__node_attr(const onyx__node *node, const char *name) {
+  for (size_t i = 0; i < node->n_attrs; i++)
+    if (strcmp(node->attrs[i].name, name) == 0) return &node->attrs[i];
+  return NULL;
+}
+
+onyx_status onyx__prepare_unary(onyx__prepare_ctx *ctx, onyx__prepared *prep, onyx__kop kop,
+                                onyx_error *err) {
+  const onyx__value_desc *x = ctx->inputs[0];
+  prep->kop = kop;
+  prep->kernel = onyx__kernel_get(kop, x->dtype, ctx->isa_cap);
+  if (prep->kernel == NULL) {
+    /* The version table and the kernel table disagree: a bug, not bad input. */
+    char label[256];
+    onyx__node_label(ctx, label, sizeof label);
+    return onyx__fail(err, ONYX_INTERNAL, "%s: no kernel for type %s", label,
+                      onyx_dtype_name(x->dtype));
+  }
+  *ctx->out = *x;
+  ctx->out->constant = NULL;
+  return ONYX_OK;
+}

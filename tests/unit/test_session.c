@@ -1,0 +1,294 @@
+/*
+ * The session API end to end: input and output descriptions, runs into
+ * onyx's buffers and the caller's, run-time errors, loading from memory,
+ * repeated and concurrent runs. Uses Debian's ONNX backend-test models.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "onyx.h"
+
+#define NODE_DIR ONYX_TESTDATA_DIR "/node/"
+
+static onyx_session *open_session(const char *path, onyx_model **model) {
+  onyx_error err = {0};
+  onyx_session *s = NULL;
+  onyx_status st = onyx_model_load_file(path, model, &err);
+  if (st != ONYX_OK) fail_msg("%s", err.message);
+  st = onyx_session_create(*model, NULL, &s, &err);
+  if (st != ONYX_OK) fail_msg("%s", err.message);
+  return s;
+}
+
+static onyx_tensor load_pb(const char *path) {
+  onyx_tensor t;
+  onyx_error err = {0};
+  memset(&t, 0, sizeof t);
+  if (onyx_tensor_load_file(path, &t, NULL, &err) != ONYX_OK) fail_msg("%s", err.message);
+  return t;
+}
+
+static void test_info(void **state) {
+  (void)state;
+  onyx_model *m;
+  onyx_session *s = open_session(NODE_DIR "test_ceil/model.onnx", &m);
+  assert_int_equal(onyx_session_input_count(s), 1);
+  assert_int_equal(onyx_session_output_count(s), 1);
+  onyx_value_info info;
+  assert_int_equal(onyx_session_input_info(s, 0, &info, NULL), ONYX_OK);
+  assert_string_equal(info.name, "x");
+  assert_int_equal(info.dtype, ONYX_DTYPE_FLOAT);
+  assert_int_equal(info.rank, 3);
+  assert_int_equal(info.dims[0], 3);
+  assert_int_equal(info.dims[2], 5);
+  onyx_error err = {0};
+  assert_int_equal(onyx_session_input_info(s, 1, &info, &err), ONYX_INVALID_ARGUMENT);
+  assert_int_equal(err.status, ONYX_INVALID_ARGUMENT);
+  assert_int_equal(onyx_session_output_info(s, 0, &info, NULL), ONYX_OK);
+  assert_string_equal(info.name, "y");
+  onyx_session_free(s);
+  onyx_model_free(m);
+}
+
+static void test_run_buffers(void **state) {
+  (void)state;
+  onyx_model *m;
+  onyx_session *s = open_session(NODE_DIR "test_ceil/model.onnx", &m);
+  onyx_tensor x = load_pb(NODE_DIR "test_ceil/test_data_set_0/input_0.pb");
+  onyx_tensor want = load_pb(NODE_DIR "test_ceil/test_data_set_0/output_0.pb");
+  onyx_error err = {0};
+
+  /* onyx allocates the output. */
+  onyx_tensor y;
+  memset(&y, 0, sizeof y);
+  assert_int_equal(onyx_session_run(s, &x, 1, &y, 1, &err), ONYX_OK);
+  assert_int_equal(y.dtype, ONYX_DTYPE_FLOAT);
+  assert_int_equal(y.rank, 3);
+  assert_int_equal(y.size, want.size);
+  assert_memory_equal(y.data, want.data, want.size);
+  onyx_free(y.data);
+
+  /* The caller's buffer, run twice. */
+  float buf[60];
+  for (int r = 0; r < 2; r++) {
+    memset(&y, 0, sizeof y);
+    memset(buf, 0x55, sizeof buf);
+    y.data = buf;
+    y.size = sizeof buf;
+    assert_int_equal(onyx_session_run(s, &x, 1, &y, 1, &err), ONYX_OK);
+    assert_ptr_equal(y.data, buf);
+    assert_memory_equal(buf, want.data, sizeof buf);
+  }
+
+  /* Too small: an error, and nothing written. */
+  memset(&y, 0, sizeof y);
+  memset(buf, 0x55, sizeof buf);
+  y.data = buf;
+  y.size = sizeof buf - 1;
+  assert_int_equal(onyx_session_run(s, &x, 1, &y, 1, &err), ONYX_BUFFER_TOO_SMALL);
+  assert_non_null(strstr(err.message, "'y'"));
+  for (size_t i = 0; i < sizeof buf; i++) assert_int_equal(((unsigned char *)buf)[i], 0x55);
+
+  onyx_free(x.data);
+  onyx_free(want.data);
+  onyx_session_free(s);
+  onyx_model_free(m);
+}
+
+static void test_run_errors(void **state) {
+  (void)state;
+  onyx_model *m;
+  onyx_session *s = open_session(NODE_DIR "test_ceil/model.onnx", &m);
+  onyx_tensor x = load_pb(NODE_DIR "test_ceil/test_data_set_0/input_0.pb");
+  onyx_tensor y;
+  memset(&y, 0, sizeof y);
+  onyx_error err = {0};
+
+  assert_int_equal(onyx_session_run(s, NULL, 0, &y, 1, &err), ONYX_INPUT_MISSING);
+  assert_non_null(strstr(err.message, "'x'"));
+
+  onyx_tensor bad = x;
+  bad.dtype = ONYX_DTYPE_DOUBLE;
+  assert_int_equal(onyx_session_run(s, &bad, 1, &y, 1, &err), ONYX_INPUT_TYPE);
+  assert_non_null(strstr(err.message, "double"));
+
+  bad = x;
+  bad.rank = 2;
+  assert_int_equal(onyx_session_run(s, &bad, 1, &y, 1, &err), ONYX_INPUT_SHAPE);
+
+  bad = x;
+  bad.dims[1] = 5;
+  assert_int_equal(onyx_session_run(s, &bad, 1, &y, 1, &err), ONYX_INPUT_SHAPE);
+  assert_non_null(strstr(err.message, "dimension 1"));
+
+  bad = x;
+  bad.data = NULL;
+  assert_int_equal(onyx_session_run(s, &bad, 1, &y, 1, &err), ONYX_INPUT_MISSING);
+
+  bad = x;
+  bad.size = 4;
+  assert_int_equal(onyx_session_run(s, &bad, 1, &y, 1, &err), ONYX_INVALID_ARGUMENT);
+
+  assert_int_equal(onyx_session_run(s, &x, 1, &y, 2, &err), ONYX_INVALID_ARGUMENT);
+  assert_null(y.data); /* nothing allocated by failed runs */
+
+  onyx_free(x.data);
+  onyx_session_free(s);
+  onyx_model_free(m);
+}
+
+/* Clip with bounds given at run time, by position. */
+static void test_clip_runtime_bounds(void **state) {
+  (void)state;
+  onyx_model *m;
+  onyx_session *s = open_session(NODE_DIR "test_clip/model.onnx", &m);
+  assert_int_equal(onyx_session_input_count(s), 3);
+  onyx_tensor in[3] = {load_pb(NODE_DIR "test_clip/test_data_set_0/input_0.pb"),
+                       load_pb(NODE_DIR "test_clip/test_data_set_0/input_1.pb"),
+                       load_pb(NODE_DIR "test_clip/test_data_set_0/input_2.pb")};
+  onyx_tensor want = load_pb(NODE_DIR "test_clip/test_data_set_0/output_0.pb");
+  onyx_tensor y;
+  memset(&y, 0, sizeof y);
+  onyx_error err = {0};
+  assert_int_equal(onyx_session_run(s, in, 3, &y, 1, &err), ONYX_OK);
+  assert_memory_equal(y.data, want.data, want.size);
+  onyx_free(y.data);
+
+  /* Swap the bounds: min > max makes every element max. */
+  onyx_tensor swapped[3] = {in[0], in[2], in[1]};
+  memset(&y, 0, sizeof y);
+  assert_int_equal(onyx_session_run(s, swapped, 3, &y, 1, &err), ONYX_OK);
+  float hi;
+  memcpy(&hi, in[1].data, sizeof hi);
+  for (size_t i = 0; i < y.size / sizeof(float); i++) assert_true(((float *)y.data)[i] == hi);
+  onyx_free(y.data);
+
+  for (int i = 0; i < 3; i++) onyx_free(in[i].data);
+  onyx_free(want.data);
+  onyx_session_free(s);
+  onyx_model_free(m);
+}
+
+static void test_load_memory_and_isa_cap(void **state) {
+  (void)state;
+  FILE *f = fopen(NODE_DIR "test_floor/model.onnx", "rb");
+  assert_non_null(f);
+  unsigned char bytes[4096];
+  size_t n = fread(bytes, 1, sizeof bytes, f);
+  fclose(f);
+  assert_true(n > 0 && n < sizeof bytes);
+  onyx_model *m = NULL;
+  onyx_error err = {0};
+  assert_int_equal(onyx_model_load_memory(bytes, n, &m, &err), ONYX_OK);
+  onyx_tensor x = load_pb(NODE_DIR "test_floor/test_data_set_0/input_0.pb");
+  onyx_tensor want = load_pb(NODE_DIR "test_floor/test_data_set_0/output_0.pb");
+  for (int isa = ONYX_ISA_SCALAR; isa <= ONYX_ISA_AVX512; isa++) {
+    onyx_session_options opts;
+    onyx_session_options_init(&opts);
+    opts.isa_cap = (onyx_isa)isa;
+    onyx_session *s = NULL;
+    assert_int_equal(onyx_session_create(m, &opts, &s, &err), ONYX_OK);
+    onyx_tensor y;
+    memset(&y, 0, sizeof y);
+    assert_int_equal(onyx_session_run(s, &x, 1, &y, 1, &err), ONYX_OK);
+    assert_memory_equal(y.data, want.data, want.size);
+    onyx_free(y.data);
+    onyx_session_free(s);
+  }
+  onyx_free(x.data);
+  onyx_free(want.data);
+  onyx_model_free(m);
+}
+
+typedef struct worker {
+  onyx_session *s;
+  const onyx_tensor *x;
+  const onyx_tensor *want;
+  int ok;
+} worker;
+
+static void *run_many(void *arg) {
+  worker *w = arg;
+  w->ok = 1;
+  for (int i = 0; i < 200; i++) {
+    float buf[60];
+    onyx_tensor y;
+    memset(&y, 0, sizeof y);
+    y.data = buf;
+    y.size = sizeof buf;
+    if (onyx_session_run(w->s, w->x, 1, &y, 1, NULL) != ONYX_OK ||
+        memcmp(buf, w->want->data, sizeof buf) != 0)
+      w->ok = 0;
+  }
+  return NULL;
+}
+
+/* Runs of one session from several threads at once give the same bits. */
+static void test_concurrent_runs(void **state) {
+  (void)state;
+  onyx_model *m;
+  onyx_session *s = open_session(NODE_DIR "test_ceil/model.onnx", &m);
+  onyx_tensor x = load_pb(NODE_DIR "test_ceil/test_data_set_0/input_0.pb");
+  onyx_tensor want = load_pb(NODE_DIR "test_ceil/test_data_set_0/output_0.pb");
+  pthread_t th[4];
+  worker w[4];
+  for (int i = 0; i < 4; i++) {
+    w[i] = (worker){s, &x, &want, 0};
+    assert_int_equal(pthread_create(&th[i], NULL, run_many, &w[i]), 0);
+  }
+  for (int i = 0; i < 4; i++) {
+    pthread_join(th[i], NULL);
+    assert_true(w[i].ok);
+  }
+  onyx_free(x.data);
+  onyx_free(want.data);
+  onyx_session_free(s);
+  onyx_model_free(m);
+}
+
+static void test_null_arguments(void **state) {
+  (void)state;
+  onyx_error err = {0};
+  onyx_model *m = (onyx_model *)&err;
+  assert_int_equal(onyx_model_load_file(NULL, &m, &err), ONYX_INVALID_ARGUMENT);
+  assert_null(m);
+  onyx_session *s = (onyx_session *)&err;
+  assert_int_equal(onyx_session_create(NULL, NULL, &s, &err), ONYX_INVALID_ARGUMENT);
+  assert_null(s);
+  assert_int_equal(onyx_session_run(NULL, NULL, 0, NULL, 0, &err), ONYX_INVALID_ARGUMENT);
+  onyx_session_free(NULL);
+  onyx_model_free(NULL);
+  onyx_free(NULL);
+}
+
+static void test_status_names(void **state) {
+  (void)state;
+  assert_string_equal(onyx_status_name(ONYX_CYCLE), "ONYX_CYCLE");
+  assert_string_equal(onyx_status_name((onyx_status)999), "ONYX_UNKNOWN_STATUS");
+  assert_string_equal(onyx_dtype_name(ONYX_DTYPE_BFLOAT16), "bfloat16");
+  assert_int_equal(onyx_dtype_size(ONYX_DTYPE_UINT64), 8);
+  assert_int_equal(onyx_dtype_size((onyx_dtype)8), 0);
+  assert_int_equal(onyx_max_opset(), 28);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_info),
+      cmocka_unit_test(test_run_buffers),
+      cmocka_unit_test(test_run_errors),
+      cmocka_unit_test(test_clip_runtime_bounds),
+      cmocka_unit_test(test_load_memory_and_isa_cap),
+      cmocka_unit_test(test_concurrent_runs),
+      cmocka_unit_test(test_null_arguments),
+      cmocka_unit_test(test_status_names),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
