@@ -355,8 +355,8 @@ static onyx_status plan_nodes(builder *b, const uint32_t *order) {
   for (size_t k = 0; k < g->n_nodes; k++) {
     size_t n = order[k];
     const onyx__node *node = &g->nodes[n];
-    const onyx__op *op;
-    const onyx__op_version *ver;
+    const onyx__op *op = NULL;
+    const onyx__op_version *ver = NULL;
     ONYX__TRY(check_node(b, n, &op, &ver));
 
     const onyx__value_desc *inputs[3] = {NULL, NULL, NULL};
