@@ -75,3 +75,33 @@ void onyx__dmask_format(onyx__dmask m, char *buf, size_t cap) {
     used += (size_t)w;
   }
 }
+
+const char *onyx__onnx_type_name(int32_t type) {
+  /* ONNX element types onyx does not compute, named for error messages. */
+  switch (type) {
+    case 8:
+      return "string";
+    case 9:
+      return "bool";
+    case 14:
+      return "complex64";
+    case 15:
+      return "complex128";
+    case 17:
+      return "float8e4m3fn";
+    case 18:
+      return "float8e4m3fnuz";
+    case 19:
+      return "float8e5m2";
+    case 20:
+      return "float8e5m2fnuz";
+    case 21:
+      return "uint4";
+    case 22:
+      return "int4";
+    case 23:
+      return "float4e2m1";
+    default:
+      return onyx__dtype_known(type) ? onyx_dtype_name((onyx_dtype)type) : "an unknown type";
+  }
+}

@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "onyx.h"
 
@@ -47,6 +48,10 @@ static inline bool onyx__dmask_has(onyx__dmask m, onyx_dtype t) {
   int i = onyx__dtype_index(t);
   return i >= 0 && (m >> i) & 1u;
 }
+
+/* The name of any ONNX element type number, including those onyx does not
+ * support ("bool"), for messages. */
+const char *onyx__onnx_type_name(int32_t type);
 
 /* Writes the type names of a mask, comma separated, into buf. */
 void onyx__dmask_format(onyx__dmask m, char *buf, size_t cap);

@@ -104,8 +104,10 @@ static onyx_status check_declared_type(builder *b, const onyx__value_info *vi, c
     return onyx__fail(b->err, ONYX_TYPE, "%s %zu ('%s') is not a tensor with a declared type",
                       what, index, vi->name);
   if (!onyx__dtype_known(vi->raw_elem_type))
-    return onyx__fail(b->err, ONYX_TYPE, "%s %zu ('%s') has element type %d, which onyx does not support",
-                      what, index, vi->name, (int)vi->raw_elem_type);
+    return onyx__fail(b->err, ONYX_TYPE,
+                      "%s %zu ('%s') has element type %s (%d), which onyx does not support", what,
+                      index, vi->name, onyx__onnx_type_name(vi->raw_elem_type),
+                      (int)vi->raw_elem_type);
   return ONYX_OK;
 }
 
@@ -411,9 +413,23 @@ static onyx_status plan_outputs(builder *b) {
     const onyx__value_desc *d = &s->values[v].desc;
     if (out->has_type && out->dtype != d->dtype)
       return onyx__fail(b->err, ONYX_TYPE, "graph output %zu '%s' is declared %s but is computed as %s",
-                        i, out->name, onyx__dtype_known(out->raw_elem_type)
-                                          ? onyx_dtype_name(out->dtype) : "an unsupported type",
+                        i, out->name, onyx__onnx_type_name(out->raw_elem_type),
                         onyx_dtype_name(d->dtype));
+    /* A declared output shape that contradicts the computed one is a broken
+     * model; dimensions unknown on either side are left to the run. */
+    if (out->has_type && out->has_shape && d->has_shape) {
+      if (out->rank != d->rank)
+        return onyx__fail(b->err, ONYX_SHAPE,
+                          "graph output %zu '%s' is declared with rank %u but is computed with "
+                          "rank %u",
+                          i, out->name, out->rank, d->rank);
+      for (uint32_t k = 0; k < d->rank; k++)
+        if (out->dims[k] >= 0 && d->dims[k] >= 0 && out->dims[k] != d->dims[k])
+          return onyx__fail(b->err, ONYX_SHAPE,
+                            "graph output %zu '%s': dimension %u is declared %lld but is "
+                            "computed as %lld",
+                            i, out->name, k, (long long)out->dims[k], (long long)d->dims[k]);
+    }
     s->output_values[i] = (uint32_t)v;
     onyx_value_info *info = &s->output_info[i];
     if (out->has_type && out->has_shape) {
