@@ -109,6 +109,15 @@ typedef struct onyx__opset {
   int64_t version;
 } onyx__opset;
 
+/* A read-only mapping of external tensor data. The records live in the
+ * model's arena and are chained from onyx_model.mappings, which
+ * onyx_model_free unmaps before it frees the arena. */
+typedef struct onyx__mapping {
+  struct onyx__mapping *next;
+  void *addr;
+  size_t size;
+} onyx__mapping;
+
 struct onyx_model {
   onyx__arena arena;
   /* The bytes: either a read-only mapping we own, or the caller's buffer. */
@@ -124,6 +133,7 @@ struct onyx_model {
   onyx__opset *opsets;
   int64_t onnx_opset; /* the ai.onnx version (validated at load) */
   onyx__graph graph;
+  onyx__mapping *mappings; /* external data mapped for this model */
 };
 
 /*
@@ -131,8 +141,8 @@ struct onyx_model {
  * arena. Payloads from raw_data point into bytes when suitably aligned,
  * otherwise they are copied into the arena; typed fields are always decoded
  * into the arena. dir is the folder external data is relative to, or NULL to
- * refuse external data. depth is the current nesting depth. what names the
- * tensor in messages ("initializer 'w'").
+ * refuse external data. depth is the current nesting depth. Messages do not
+ * name the tensor: callers prefix them with what the tensor is.
  */
 onyx_status onyx__tensor_decode(const uint8_t *bytes, size_t size, onyx__arena *arena,
                                 const char *dir, int depth, onyx__tensor *out, onyx_error *err);
@@ -145,6 +155,54 @@ onyx_status onyx__model_parse(onyx_model *model, onyx_error *err);
 /* Checked product of dims into *count; ONYX_SHAPE on a negative dim,
  * ONYX_LIMIT on overflow or more than ONYX__MAX_ELEMENTS elements. */
 onyx_status onyx__shape_count(const int64_t *dims, uint32_t rank, size_t *count, onyx_error *err);
+
+/*
+ * onyx__tensor_decode with two more parameters. base is the start of the
+ * buffer bytes lies in, so that byte offsets in messages count from the
+ * start of the file. mappings, when not NULL, receives a record for every
+ * external data slice that is memory-mapped (the owner unmaps them); when
+ * NULL, external data is read into the arena instead. On failure out->name
+ * is set if the tensor's name could be decoded, so callers can name the
+ * tensor in their message (onyx__tensor_decode behaves the same).
+ */
+onyx_status onyx__tensor_decode_at(const uint8_t *base, const uint8_t *bytes, size_t size,
+                                   onyx__arena *arena, const char *dir, onyx__mapping **mappings,
+                                   int depth, onyx__tensor *out, onyx_error *err);
+
+/* External data slices smaller than this are read into the arena rather
+ * than mapped: a mapping costs at least a page and one of the process's
+ * limited map entries, which a model with many small tensors would exhaust. */
+#define ONYX__EXTERNAL_MAP_MIN 65536
+
+/*
+ * Reads the external data of one tensor: the file `location` relative to
+ * the folder dir, from byte offset, length bytes (or to the end of the file
+ * when has_length is false), which must be exactly nbytes. The location may
+ * not be absolute, contain "..", or pass through a symbolic link; the file
+ * must be a regular file. The slice is mapped (recorded in *mappings) when
+ * mappings is not NULL, offset is a multiple of align and the slice has at
+ * least ONYX__EXTERNAL_MAP_MIN bytes; otherwise it is read into the arena.
+ * *data is NULL when nbytes is 0. Errors: ONYX_EXTERNAL_DATA, ONYX_IO,
+ * ONYX_OUT_OF_MEMORY.
+ */
+onyx_status onyx__external_read(const char *dir, const char *location, uint64_t offset,
+                                bool has_length, uint64_t length, size_t nbytes, size_t align,
+                                onyx__arena *arena, onyx__mapping **mappings, const void **data,
+                                onyx_error *err);
+
+/*
+ * Maps the whole regular file at path read-only. Errors (messages without
+ * the path, which the caller prefixes): ONYX_IO for a file that cannot be
+ * opened or mapped, a folder or another non-regular file; ONYX_PARSE for an
+ * empty file; ONYX_LIMIT above ONYX__MAX_FILE_SIZE. Unmap with
+ * onyx__unmap_file.
+ */
+onyx_status onyx__map_file(const char *path, const uint8_t **bytes, size_t *size,
+                           onyx_error *err);
+void onyx__unmap_file(const uint8_t *bytes, size_t size);
+
+/* A short, thread-safe description of an errno value for messages. */
+const char *onyx__errno_text(int errnum);
 
 /* The IR versions onyx reads. */
 #define ONYX__MIN_IR_VERSION 3

@@ -1,0 +1,219 @@
+/*
+ * External tensor data: files next to the model that hold tensor payloads.
+ *
+ * A model is untrusted input, and its external data locations are paths it
+ * chooses. onyx therefore only opens files inside the model's folder: the
+ * location must be relative, may not contain a ".." component, and is
+ * opened one component at a time with openat and O_NOFOLLOW, so that no
+ * symbolic link is followed anywhere below the model's folder (the folder
+ * itself may be reached through links, since the caller chose it). Opening
+ * component by component from a folder descriptor leaves no window between
+ * a check and the open in which the path could be swapped.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/alloc.h"
+#include "core/error.h"
+#include "model/model.h"
+
+/* Refuses locations that could leave the model's folder. */
+static onyx_status check_location(const char *loc, onyx_error *err) {
+  if (loc[0] == '\0') {
+    return onyx__fail(err, ONYX_EXTERNAL_DATA, "external data location is empty");
+  }
+  if (loc[0] == '/') {
+    return onyx__fail(err, ONYX_EXTERNAL_DATA,
+                      "external data location '%.200s' is absolute; it must be relative to the "
+                      "model's folder",
+                      loc);
+  }
+  for (const char *p = loc; *p;) {
+    const char *slash = strchr(p, '/');
+    size_t n = slash ? (size_t)(slash - p) : strlen(p);
+    if (n == 2 && p[0] == '.' && p[1] == '.') {
+      return onyx__fail(err, ONYX_EXTERNAL_DATA,
+                        "external data location '%.200s' contains '..'; it must stay inside the "
+                        "model's folder",
+                        loc);
+    }
+    p += n;
+    if (*p == '/') p++;
+  }
+  return ONYX_OK;
+}
+
+/* Why an openat of component `name` under folder fd failed, as a status. */
+static onyx_status open_error(int fd, const char *name, const char *loc, int e, onyx_error *err) {
+  struct stat st;
+  if ((e == ELOOP || e == ENOTDIR || e == EMLINK) &&
+      fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode)) {
+    return onyx__fail(err, ONYX_EXTERNAL_DATA,
+                      "external data location '%.200s': '%.100s' is a symbolic link, which onyx "
+                      "does not follow",
+                      loc, name);
+  }
+  if (e == ENOTDIR) {
+    return onyx__fail(err, ONYX_EXTERNAL_DATA,
+                      "external data location '%.200s': '%.100s' is not a folder", loc, name);
+  }
+  return onyx__fail(err, ONYX_IO, "cannot open external data '%.200s': %s (errno %d)", loc,
+                    onyx__errno_text(e), e);
+}
+
+/* Opens the regular file at loc under dir without following any link. */
+static onyx_status open_inside(const char *dir, const char *loc, int *out, onyx_error *err) {
+  size_t n = strlen(loc);
+  char *copy = onyx__malloc(n + 1);
+  if (copy == NULL) return onyx__fail(err, ONYX_OUT_OF_MEMORY, "out of memory");
+  memcpy(copy, loc, n + 1);
+  int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) {
+    int e = errno;
+    onyx__free(copy);
+    return onyx__fail(err, ONYX_IO, "cannot open the model's folder '%.200s': %s (errno %d)", dir,
+                      onyx__errno_text(e), e);
+  }
+  onyx_status st = ONYX_OK;
+  char *p = copy;
+  for (;;) {
+    char *slash = strchr(p, '/');
+    if (slash != NULL) *slash = '\0';
+    bool last = slash == NULL;
+    /* Empty and "." components name the folder we are in. A trailing
+     * slash leaves the folder itself as the "file", refused below. */
+    if (p[0] == '\0' || strcmp(p, ".") == 0) {
+      if (last) break;
+      p = slash + 1;
+      continue;
+    }
+    /* O_NONBLOCK keeps a FIFO from blocking the open; it is refused by the
+     * regular-file check after. */
+    int flags = O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | (last ? O_NONBLOCK : O_DIRECTORY);
+    int next = openat(fd, p, flags);
+    if (next < 0) {
+      st = open_error(fd, p, loc, errno, err);
+      break;
+    }
+    close(fd);
+    fd = next;
+    if (last) break;
+    p = slash + 1;
+  }
+  onyx__free(copy);
+  if (st != ONYX_OK) {
+    close(fd);
+    return st;
+  }
+  *out = fd;
+  return ONYX_OK;
+}
+
+onyx_status onyx__external_read(const char *dir, const char *location, uint64_t offset,
+                                bool has_length, uint64_t length, size_t nbytes, size_t align,
+                                onyx__arena *arena, onyx__mapping **mappings, const void **data,
+                                onyx_error *err) {
+  *data = NULL;
+  ONYX__TRY(check_location(location, err));
+  int fd = -1;
+  ONYX__TRY(open_inside(dir, location, &fd, err));
+  onyx_status st = ONYX_OK;
+  struct stat sb;
+  if (fstat(fd, &sb) != 0) {
+    int e = errno;
+    st = onyx__fail(err, ONYX_IO, "cannot stat external data '%.200s': %s (errno %d)", location,
+                    onyx__errno_text(e), e);
+    goto done;
+  }
+  if (!S_ISREG(sb.st_mode)) {
+    st = onyx__fail(err, ONYX_EXTERNAL_DATA,
+                    "external data location '%.200s' is not a regular file", location);
+    goto done;
+  }
+  uint64_t fsize = sb.st_size < 0 ? 0 : (uint64_t)sb.st_size;
+  if (offset > fsize) {
+    st = onyx__fail(err, ONYX_EXTERNAL_DATA,
+                    "external data offset %llu is past the end of '%.200s' (%llu bytes)",
+                    (unsigned long long)offset, location, (unsigned long long)fsize);
+    goto done;
+  }
+  if (has_length && length > fsize - offset) {
+    st = onyx__fail(err, ONYX_EXTERNAL_DATA,
+                    "external data offset %llu + length %llu runs past the end of '%.200s' "
+                    "(%llu bytes)",
+                    (unsigned long long)offset, (unsigned long long)length, location,
+                    (unsigned long long)fsize);
+    goto done;
+  }
+  uint64_t have = has_length ? length : fsize - offset;
+  if (have != (uint64_t)nbytes) {
+    st = onyx__fail(err, ONYX_EXTERNAL_DATA,
+                    "external data in '%.200s' has %llu bytes%s; the tensor needs %zu", location,
+                    (unsigned long long)have, has_length ? " (length)" : " (offset to end of file)",
+                    nbytes);
+    goto done;
+  }
+  if (nbytes == 0) goto done;
+
+  long page = sysconf(_SC_PAGESIZE);
+  if (mappings != NULL && page > 0 && offset % align == 0 && nbytes >= ONYX__EXTERNAL_MAP_MIN) {
+    /* mmap needs a page-aligned file offset: map from the page holding the
+     * first byte. The data pointer is then aligned to the element size,
+     * because pages are and offset is. */
+    uint64_t start = offset - offset % (uint64_t)page;
+    uint64_t span = offset - start + nbytes;
+    if (span <= SIZE_MAX && start <= (uint64_t)INT64_MAX) {
+      /* The record is allocated before mapping so that a mapping, once
+       * made, can always be recorded and later unmapped. */
+      onyx__mapping *rec = onyx__arena_alloc(arena, sizeof *rec);
+      if (rec == NULL) {
+        st = onyx__fail(err, ONYX_OUT_OF_MEMORY, "out of memory");
+        goto done;
+      }
+      void *addr = mmap(NULL, (size_t)span, PROT_READ, MAP_PRIVATE, fd, (off_t)start);
+      if (addr != MAP_FAILED) {
+        rec->addr = addr;
+        rec->size = (size_t)span;
+        rec->next = *mappings;
+        *mappings = rec;
+        *data = (const uint8_t *)addr + (offset - start);
+        goto done;
+      }
+      /* Only a file system that cannot map falls back to reading: any
+       * other failure (out of address space or map entries) would turn
+       * into an allocation just as large. */
+      int e = errno;
+      if (e != ENODEV) {
+        st = onyx__fail(err, ONYX_IO, "cannot map external data '%.200s': %s (errno %d)", location,
+                        onyx__errno_text(e), e);
+        goto done;
+      }
+    }
+  }
+  uint8_t *buf = onyx__arena_alloc(arena, nbytes);
+  if (buf == NULL) {
+    st = onyx__fail(err, ONYX_OUT_OF_MEMORY, "out of memory reading %zu bytes of external data",
+                    nbytes);
+    goto done;
+  }
+  size_t got = 0;
+  while (got < nbytes) {
+    ssize_t n = pread(fd, buf + got, nbytes - got, (off_t)(offset + got));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      int e = n < 0 ? errno : EIO;
+      st = onyx__fail(err, ONYX_IO, "cannot read external data '%.200s': %s (errno %d)", location,
+                      n == 0 ? "the file is shorter than before" : onyx__errno_text(e), e);
+      goto done;
+    }
+    got += (size_t)n;
+  }
+  *data = buf;
+done:
+  close(fd);
+  return st;
+}

@@ -1,0 +1,968 @@
+/*
+ * ModelProto decoding: the graph, its nodes and attributes, initializers,
+ * inputs and outputs, and the opset imports, into the structs of model.h.
+ *
+ * Repeated fields may arrive interleaved in any order, so every message with
+ * repeated children is read twice: once to validate the wire format and
+ * count, then, after one arena allocation per list, to fill. Messages onyx
+ * does not use (value_info, functions, training_info, attribute graphs,
+ * sparse tensors, type protos) are not decoded but still walked by skim(),
+ * which checks their wire format and nesting depth, so that no part of the
+ * file is accepted unread.
+ *
+ * Every nested message is entered with depth + 1 and refused past
+ * ONYX__MAX_NESTING, which bounds recursion on hostile input.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/alloc.h"
+#include "core/error.h"
+#include "model/model.h"
+#include "model/pb.h"
+
+/* Field numbers, from onnx.proto. */
+enum { M_IR_VERSION = 1, M_OPSET_IMPORT = 8, M_GRAPH = 7, M_METADATA = 14 };
+enum { OS_DOMAIN = 1, OS_VERSION = 2 };
+enum {
+  G_NODE = 1,
+  G_NAME = 2,
+  G_INITIALIZER = 5,
+  G_INPUT = 11,
+  G_OUTPUT = 12,
+  G_SPARSE_INITIALIZER = 15
+};
+enum { N_INPUT = 1, N_OUTPUT = 2, N_NAME = 3, N_OP_TYPE = 4, N_ATTRIBUTE = 5, N_DOMAIN = 7 };
+enum {
+  A_NAME = 1,
+  A_F = 2,
+  A_I = 3,
+  A_S = 4,
+  A_T = 5,
+  A_G = 6,
+  A_FLOATS = 7,
+  A_INTS = 8,
+  A_STRINGS = 9,
+  A_TENSORS = 10,
+  A_GRAPHS = 11,
+  A_TP = 14,
+  A_TYPE_PROTOS = 15,
+  A_TYPE = 20,
+  A_REF_ATTR_NAME = 21,
+  A_SPARSE_TENSOR = 22,
+  A_SPARSE_TENSORS = 23
+};
+enum { VI_NAME = 1, VI_TYPE = 2 };
+enum { TP_TENSOR = 1 };
+enum { TT_ELEM_TYPE = 1, TT_SHAPE = 2 };
+enum { SH_DIM = 1 };
+enum { D_VALUE = 1, D_PARAM = 2 };
+
+/* ---- Shared helpers -------------------------------------------------------- */
+
+static onyx_status check_depth(int depth, size_t offset, onyx_error *err) {
+  if (depth > ONYX__MAX_NESTING) {
+    return onyx__fail(err, ONYX_LIMIT, "protobuf messages nested more than %d deep at byte %zu",
+                      ONYX__MAX_NESTING, offset);
+  }
+  return ONYX_OK;
+}
+
+static onyx_status want_wire(const onyx__pb_field *f, uint32_t wire, const char *what,
+                             onyx_error *err) {
+  return f->wire == wire ? ONYX_OK : onyx__pb_wire_error(f, what, wire, err);
+}
+
+/* Copies a string field into the arena. Strings are used as C strings, so
+ * one holding a NUL byte is malformed. */
+static onyx_status copy_string(onyx__arena *arena, const onyx__pb_field *f, const char *what,
+                               const char **out, onyx_error *err) {
+  ONYX__TRY(want_wire(f, ONYX__WIRE_LEN, what, err));
+  if (f->len && memchr(f->data, 0, f->len) != NULL) {
+    return onyx__fail(err, ONYX_PARSE, "%s contains a NUL byte (field at byte %zu)", what,
+                      f->offset);
+  }
+  char *s = onyx__arena_strndup(arena, (const char *)f->data, f->len);
+  if (s == NULL) return onyx__fail(err, ONYX_OUT_OF_MEMORY, "out of memory copying %s", what);
+  *out = s;
+  return ONYX_OK;
+}
+
+/* An arena array of n elements of size sz, or NULL for n == 0. */
+static onyx_status alloc_array(onyx__arena *arena, size_t n, size_t sz, void **out,
+                               onyx_error *err) {
+  *out = NULL;
+  if (n == 0) return ONYX_OK;
+  size_t total = 0;
+  if (!onyx__mul_size(n, sz, &total)) {
+    return onyx__fail(err, ONYX_OUT_OF_MEMORY, "a list of %zu entries is too large", n);
+  }
+  *out = onyx__arena_alloc(arena, total);
+  if (*out == NULL) {
+    return onyx__fail(err, ONYX_OUT_OF_MEMORY, "out of memory for a list of %zu entries", n);
+  }
+  return ONYX_OK;
+}
+
+/* Allocates the list ptr of n elements from arena, returning on failure.
+ * The pointer goes through a void * local so that no object is written
+ * through an lvalue of another pointer type. */
+#define ALLOC_LIST(arena, ptr, n, err)                                  \
+  do {                                                                  \
+    void *list_;                                                        \
+    ONYX__TRY(alloc_array((arena), (n), sizeof *(ptr), &list_, (err))); \
+    (ptr) = list_;                                                      \
+  } while (0)
+
+/* A field's string value for a message label, without copying: at most 64
+ * bytes and never past a NUL. */
+static int label_len(const onyx__pb_field *f) {
+  size_t n = f->len < 64 ? f->len : 64;
+  const void *z = n ? memchr(f->data, 0, n) : NULL;
+  if (z != NULL) n = (size_t)((const uint8_t *)z - f->data);
+  return (int)n;
+}
+
+/* ---- skim: validate messages onyx does not decode -------------------------- */
+
+typedef enum skim_kind {
+  SK_NONE,
+  SK_LEAF, /* a message with no submessages onyx knows of */
+  SK_GRAPH,
+  SK_NODE,
+  SK_ATTR,
+  SK_TENSOR,
+  SK_SPARSE,
+  SK_VALUE_INFO,
+  SK_TYPE,
+  SK_TYPE_TENSOR,
+  SK_TYPE_ELEM, /* Sequence and Optional: field 1 is a TypeProto */
+  SK_TYPE_MAP,
+  SK_SHAPE,
+  SK_TRAINING,
+  SK_FUNCTION,
+  SK_ANNOTATION
+} skim_kind;
+
+/* The kind of message field `number` of a `kind` message holds, or SK_NONE
+ * for a scalar, string or unknown field. */
+static skim_kind skim_child(skim_kind kind, uint32_t number) {
+  switch (kind) {
+    case SK_GRAPH:
+      switch (number) {
+        case 1:
+          return SK_NODE;
+        case 5:
+          return SK_TENSOR;
+        case 11:
+        case 12:
+        case 13:
+          return SK_VALUE_INFO;
+        case 14:
+          return SK_ANNOTATION;
+        case 15:
+          return SK_SPARSE;
+        default:
+          return SK_NONE;
+      }
+    case SK_NODE:
+      return number == 5 ? SK_ATTR : SK_NONE;
+    case SK_ATTR:
+      switch (number) {
+        case 5:
+        case 10:
+          return SK_TENSOR;
+        case 6:
+        case 11:
+          return SK_GRAPH;
+        case 14:
+        case 15:
+          return SK_TYPE;
+        case 22:
+        case 23:
+          return SK_SPARSE;
+        default:
+          return SK_NONE;
+      }
+    case SK_TENSOR:
+      return number == 3 || number == 13 ? SK_LEAF : SK_NONE;
+    case SK_SPARSE:
+      return number == 1 || number == 2 ? SK_TENSOR : SK_NONE;
+    case SK_VALUE_INFO:
+      return number == 2 ? SK_TYPE : SK_NONE;
+    case SK_TYPE:
+      switch (number) {
+        case 1:
+        case 8:
+          return SK_TYPE_TENSOR;
+        case 4:
+        case 9:
+          return SK_TYPE_ELEM;
+        case 5:
+          return SK_TYPE_MAP;
+        default:
+          return SK_NONE;
+      }
+    case SK_TYPE_TENSOR:
+      return number == 2 ? SK_SHAPE : SK_NONE;
+    case SK_TYPE_ELEM:
+      return number == 1 ? SK_TYPE : SK_NONE;
+    case SK_TYPE_MAP:
+      return number == 2 ? SK_TYPE : SK_NONE;
+    case SK_SHAPE:
+      return number == 1 ? SK_LEAF : SK_NONE;
+    case SK_TRAINING:
+      return number == 1 || number == 2 ? SK_GRAPH : number == 3 || number == 4 ? SK_LEAF : SK_NONE;
+    case SK_FUNCTION:
+      return number == 7 ? SK_NODE : number == 9 ? SK_LEAF : SK_NONE;
+    case SK_ANNOTATION:
+      return number == 2 ? SK_LEAF : SK_NONE;
+    default:
+      return SK_NONE;
+  }
+}
+
+static onyx_status skim(const onyx__pb *r, const onyx__pb_field *f, skim_kind kind, int depth,
+                        onyx_error *err) {
+  ONYX__TRY(want_wire(f, ONYX__WIRE_LEN, "message", err));
+  ONYX__TRY(check_depth(depth, f->offset, err));
+  onyx__pb s = onyx__pb_sub(r, f);
+  while (!onyx__pb_done(&s)) {
+    onyx__pb_field g;
+    ONYX__TRY(onyx__pb_next(&s, &g, err));
+    skim_kind child = skim_child(kind, g.number);
+    if (child != SK_NONE) ONYX__TRY(skim(&s, &g, child, depth + 1, err));
+  }
+  return ONYX_OK;
+}
+
+/* ---- Tensor types and value infos ------------------------------------------ */
+
+typedef struct parser {
+  onyx_model *m;
+  onyx__arena *arena;
+} parser;
+
+static onyx_status decode_dim(parser *ps, const onyx__pb *r, const onyx__pb_field *f, int depth,
+                              uint32_t index, onyx__value_info *vi, onyx_error *err) {
+  ONYX__TRY(want_wire(f, ONYX__WIRE_LEN, "dim", err));
+  ONYX__TRY(check_depth(depth, f->offset, err));
+  onyx__pb s = onyx__pb_sub(r, f);
+  /* dim_value and dim_param are a oneof: the last one present wins. */
+  vi->dims[index] = -1;
+  vi->dim_params[index] = NULL;
+  while (!onyx__pb_done(&s)) {
+    onyx__pb_field g;
+    ONYX__TRY(onyx__pb_next(&s, &g, err));
+    if (g.number == D_VALUE) {
+      ONYX__TRY(want_wire(&g, ONYX__WIRE_VARINT, "dim_value", err));
+      int64_t v = (int64_t)g.u;
+      if (v < 0) {
+        return onyx__fail(err, ONYX_SHAPE, "dimension %u is %lld; dimensions must be >= 0",
+                          (unsigned)index, (long long)v);
+      }
+      vi->dims[index] = v;
+      vi->dim_params[index] = NULL;
+    } else if (g.number == D_PARAM) {
+      ONYX__TRY(copy_string(ps->arena, &g, "dim_param", &vi->dim_params[index], err));
+      vi->dims[index] = -1;
+    }
+  }
+  return ONYX_OK;
+}
+
+static onyx_status decode_shape(parser *ps, const onyx__pb *r, const onyx__pb_field *f, int depth,
+                                onyx__value_info *vi, onyx_error *err) {
+  ONYX__TRY(want_wire(f, ONYX__WIRE_LEN, "shape", err));
+  ONYX__TRY(check_depth(depth, f->offset, err));
+  onyx__pb s = onyx__pb_sub(r, f);
+  uint32_t rank = 0;
+  while (!onyx__pb_done(&s)) {
+    onyx__pb_field g;
+    ONYX__TRY(onyx__pb_next(&s, &g, err));
+    if (g.number != SH_DIM) continue;
+    if (rank == ONYX_MAX_RANK) {
+      return onyx__fail(err, ONYX_LIMIT, "the shape has more than %d dimensions", ONYX_MAX_RANK);
+    }
+    ONYX__TRY(decode_dim(ps, &s, &g, depth + 1, rank, vi, err));
+    rank++;
+  }
+  vi->has_shape = true;
+  vi->rank = rank;
+  return ONYX_OK;
+}
+
+static onyx_status decode_tensor_type(parser *ps, const onyx__pb *r, const onyx__pb_field *f,
+                                      int depth, onyx__value_info *vi, onyx_error *err) {
+  ONYX__TRY(check_depth(depth, f->offset, err));
+  onyx__pb s = onyx__pb_sub(r, f);
+  onyx__pb_field shape = {0};
+  bool has_shape = false;
+  vi->raw_elem_type = 0;
+  while (!onyx__pb_done(&s)) {
+    onyx__pb_field g;
+    ONYX__TRY(onyx__pb_next(&s, &g, err));
+    if (g.number == TT_ELEM_TYPE) {
+      ONYX__TRY(want_wire(&g, ONYX__WIRE_VARINT, "elem_type", err));
+      vi->raw_elem_type = (int32_t)(uint32_t)g.u; /* protobuf int32 semantics */
+    } else if (g.number == TT_SHAPE) {
+      ONYX__TRY(want_wire(&g, ONYX__WIRE_LEN, "shape", err));
+      shape = g;
+      has_shape = true;
+    }
+  }
+  vi->has_type = true;
+  vi->dtype = (onyx_dtype)vi->raw_elem_type;
+  vi->has_shape = false;
+  vi->rank = 0;
+  if (has_shape) ONYX__TRY(decode_shape(ps, &s, &shape, depth + 1, vi, err));
+  return ONYX_OK;
+}
+
+static onyx_status decode_type(parser *ps, const onyx__pb *r, const onyx__pb_field *f, int depth,
+                               onyx__value_info *vi, onyx_error *err) {
+  ONYX__TRY(check_depth(depth, f->offset, err));
+  onyx__pb s = onyx__pb_sub(r, f);
+  /* The value is a oneof: the last member present wins. Members other than
+   * tensor_type are only validated; the session refuses them. */
+  onyx__pb_field last = {0};
+  bool is_tensor = false;
+  while (!onyx__pb_done(&s)) {
+    onyx__pb_field g;
+    ONYX__TRY(onyx__pb_next(&s, &g, err));
+    skim_kind child = skim_child(SK_TYPE, g.number);
+    if (child == SK_NONE) continue;
+    ONYX__TRY(skim(&s, &g, child, depth + 1, err));
+    is_tensor = g.number == TP_TENSOR;
+    last = g;
+  }
+  vi->has_type = false;
+  if (is_tensor) ONYX__TRY(decode_tensor_type(ps, &s, &last, depth + 1, vi, err));
+  return ONYX_OK;
+}
+
+static onyx_status decode_value_info(parser *ps, const onyx__pb *r, const onyx__pb_field *f,
+                                     int depth, onyx__value_info *vi, onyx_error *err) {
+  ONYX__TRY(want_wire(f, ONYX__WIRE_LEN, "value info", err));
+  ONYX__TRY(check_depth(depth, f->offset, err));
+  onyx__pb s = onyx__pb_sub(r, f);
+  onyx__pb_field type = {0};
+  bool has_type = false;
+  vi->name = "";
+  while (!onyx__pb_done(&s)) {
+    onyx__pb_field g;
+    ONYX__TRY(onyx__pb_next(&s, &g, err));
+    if (g.number == VI_NAME) {
+      ONYX__TRY(copy_string(ps->arena, &g, "the name", &vi->name, err));
+    } else if (g.number == VI_TYPE) {
+      ONYX__TRY(want_wire(&g, ONYX__WIRE_LEN, "type", err));
+      type = g;
+      has_type = true;
+    }
+  }
+  if (has_type) ONYX__TRY(decode_type(ps, &s, &type, depth + 1, vi, err));
+  return ONYX_OK;
+}
+
+/* ---- Attributes ------------------------------------------------------------- */
+
+/* Presence bits of the value fields, indexed by onyx__attr_type. */
+static onyx__attr_type attr_type_of_field(uint32_t number) {
+  switch (number) {
+    case A_F:
+      return ONYX__ATTR_FLOAT;
+    case A_I:
+      return ONYX__ATTR_INT;
+    case A_S:
+      return ONYX__ATTR_STRING;
+    case A_T:
+      return ONYX__ATTR_TENSOR;
+    case A_G:
+      return ONYX__ATTR_GRAPH;
+    case A_FLOATS:
+      return ONYX__ATTR_FLOATS;
+    case A_INTS:
+      return ONYX__ATTR_INTS;
+    case A_STRINGS:
+      return ONYX__ATTR_STRINGS;
+    case A_TENSORS:
+      return ONYX__ATTR_TENSORS;
+    case A_GRAPHS:
+      return ONYX__ATTR_GRAPHS;
+    case A_SPARSE_TENSOR:
+      return ONYX__ATTR_SPARSE_TENSOR;
+    case A_SPARSE_TENSORS:
+      return ONYX__ATTR_SPARSE_TENSORS;
+    case A_TP:
+      return ONYX__ATTR_TYPE_PROTO;
+    case A_TYPE_PROTOS:
+      return ONYX__ATTR_TYPE_PROTOS;
+    default:
+      return ONYX__ATTR_UNDEFINED;
+  }
+}
+
+static onyx_status decode_attr_body(parser *ps, const onyx__pb *r, const onyx__pb_field *f,
+                                    int depth, onyx__attr *a, onyx_error *err) {
+  onyx__pb s = onyx__pb_sub(r, f);
+  int64_t type = 0;
+  bool has_type = false;
+  uint32_t present = 0; /* bit per onyx__attr_type with a value field */
+  onyx__pb_field t = {0};
+  bool has_t = false;
+
+  /* Pass 1: scalars, the last tensor, list sizes; validate the rest. */
+  while (!onyx__pb_done(&s)) {
+    onyx__pb_field g;
+    ONYX__TRY(onyx__pb_next(&s, &g, err));
+    onyx__attr_type vt = attr_type_of_field(g.number);
+    if (vt != ONYX__ATTR_UNDEFINED) present |= 1u << vt;
+    switch (g.number) {
+      case A_NAME:
+        break; /* copied by the caller */
+      case A_TYPE:
+        ONYX__TRY(want_wire(&g, ONYX__WIRE_VARINT, "type", err));
+        type = (int32_t)(uint32_t)g.u; /* an enum is an int32 on the wire */
+        has_type = true;
+        break;
+      case A_F: {
+        ONYX__TRY(want_wire(&g, ONYX__WIRE_FIXED32, "f", err));
+        uint32_t bits = (uint32_t)g.u;
+        memcpy(&a->f, &bits, sizeof a->f);
+        break;
+      }
+      case A_I:
+        ONYX__TRY(want_wire(&g, ONYX__WIRE_VARINT, "i", err));
+        a->i = (int64_t)g.u;
+        break;
+      case A_S:
+        /* s is declared bytes: a NUL inside is kept, and s_len says how
+         * long the value really is. */
+        ONYX__TRY(want_wire(&g, ONYX__WIRE_LEN, "s", err));
+        a->s = onyx__arena_strndup(ps->arena, (const char *)g.data, g.len);
+        if (a->s == NULL) return onyx__fail(err, ONYX_OUT_OF_MEMORY, "out of memory copying s");
+        a->s_len = g.len;
+        break;
+      case A_T:
+        ONYX__TRY(want_wire(&g, ONYX__WIRE_LEN, "t", err));
+        t = g;
+        has_t = true;
+        break;
+      case A_FLOATS: {
+        onyx__pb vals = {0};
+        size_t n = 0;
+        ONYX__TRY(onyx__pb_values(&s, &g, ONYX__WIRE_FIXED32, "floats", &vals, &n, err));
+        a->n_floats += n;
+        break;
+      }
+      case A_INTS: {
+        onyx__pb vals = {0};
+        size_t n = 0;
+        ONYX__TRY(onyx__pb_values(&s, &g, ONYX__WIRE_VARINT, "ints", &vals, &n, err));
+        a->n_ints += n;
+        break;
+      }
+      case A_STRINGS:
+        ONYX__TRY(want_wire(&g, ONYX__WIRE_LEN, "strings", err));
+        break;
+      case A_REF_ATTR_NAME:
+        ONYX__TRY(want_wire(&g, ONYX__WIRE_LEN, "ref_attr_name", err));
+        a->has_ref_attr_name = true;
+        break;
+      default: {
+        skim_kind child = skim_child(SK_ATTR, g.number);
+        if (child != SK_NONE) ONYX__TRY(skim(&s, &g, child, depth + 1, err));
+        break;
+      }
+    }
+  }
+
+  /* Old exporters omit `type`; then the one value field present names it.
+   * With none or several, it stays undefined and the session refuses it. */
+  if (has_type && type != ONYX__ATTR_UNDEFINED) {
+    a->type = type < 0 || type > 255 ? (onyx__attr_type)255 : (onyx__attr_type)type;
+  } else if (present != 0 && (present & (present - 1)) == 0) {
+    int bit = 0;
+    while (!((present >> bit) & 1u)) bit++;
+    a->type = (onyx__attr_type)bit;
+  } else {
+    a->type = ONYX__ATTR_UNDEFINED;
+  }
+
+  if (has_t) {
+    a->t = onyx__arena_alloc(ps->arena, sizeof *a->t);
+    if (a->t == NULL) return onyx__fail(err, ONYX_OUT_OF_MEMORY, "out of memory");
+    onyx_status st = onyx__tensor_decode_at(ps->m->bytes, t.data, t.len, ps->arena, ps->m->dir,
+                                            &ps->m->mappings, depth + 1, a->t, err);
+    if (st != ONYX_OK) {
+      onyx__error_prefix(err, "tensor");
+      return st;
+    }
+  }
+
+  /* Pass 2: the lists. */
+  ALLOC_LIST(ps->arena, a->floats, a->n_floats, err);
+  ALLOC_LIST(ps->arena, a->ints, a->n_ints, err);
+  if (a->n_floats == 0 && a->n_ints == 0) return ONYX_OK;
+  size_t nf = 0, ni = 0;
+  s = onyx__pb_sub(r, f);
+  while (!onyx__pb_done(&s)) {
+    onyx__pb_field g;
+    ONYX__TRY(onyx__pb_next(&s, &g, err));
+    onyx__pb vals = {0};
+    size_t n = 0;
+    if (g.number == A_FLOATS) {
+      ONYX__TRY(onyx__pb_values(&s, &g, ONYX__WIRE_FIXED32, "floats", &vals, &n, err));
+      for (size_t k = 0; k < n; k++) {
+        uint32_t bits = 0;
+        ONYX__TRY(onyx__pb_fixed32(&vals, &bits, err));
+        memcpy(&a->floats[nf++], &bits, sizeof bits);
+      }
+    } else if (g.number == A_INTS) {
+      ONYX__TRY(onyx__pb_values(&s, &g, ONYX__WIRE_VARINT, "ints", &vals, &n, err));
+      for (size_t k = 0; k < n; k++) {
+        uint64_t v = 0;
+        ONYX__TRY(onyx__pb_varint(&vals, &v, err));
+        a->ints[ni++] = (int64_t)v;
+      }
+    }
+  }
+  return ONYX_OK;
+}
+
+static onyx_status decode_attr(parser *ps, const onyx__pb *r, const onyx__pb_field *f, int depth,
+                               size_t index, onyx__attr *a, onyx_error *err) {
+  ONYX__TRY(want_wire(f, ONYX__WIRE_LEN, "attribute", err));
+  onyx_status st = check_depth(depth, f->offset, err);
+  /* The name first, so that every message about the attribute names it. */
+  a->name = "";
+  onyx__pb s = onyx__pb_sub(r, f);
+  while (st == ONYX_OK && !onyx__pb_done(&s)) {
+    onyx__pb_field g;
+    st = onyx__pb_next(&s, &g, err);
+    if (st == ONYX_OK && g.number == A_NAME) {
+      st = copy_string(ps->arena, &g, "the attribute name", &a->name, err);
+    }
+  }
+  if (st != ONYX_OK) {
+    onyx__error_prefix(err, "attribute %zu", index);
+    return st;
+  }
+  st = decode_attr_body(ps, r, f, depth, a, err);
+  if (st != ONYX_OK) {
+    if (a->name[0] != '\0') {
+      onyx__error_prefix(err, "attribute '%.64s'", a->name);
+    } else {
+      onyx__error_prefix(err, "attribute %zu", index);
+    }
+  }
+  return st;
+}
+
+/* ---- Nodes ------------------------------------------------------------------- */
+
+static onyx_status decode_node_body(parser *ps, const onyx__pb *r, const onyx__pb_field *f,
+                                    int depth, onyx__node *n, onyx_error *err) {
+  ALLOC_LIST(ps->arena, n->inputs, n->n_inputs, err);
+  ALLOC_LIST(ps->arena, n->outputs, n->n_outputs, err);
+  ALLOC_LIST(ps->arena, n->attrs, n->n_attrs, err);
+  size_t ni = 0, no = 0, na = 0;
+  onyx__pb s = onyx__pb_sub(r, f);
+  while (!onyx__pb_done(&s)) {
+    onyx__pb_field g;
+    ONYX__TRY(onyx__pb_next(&s, &g, err));
+    switch (g.number) {
+      case N_INPUT:
+        ONYX__TRY(copy_string(ps->arena, &g, "an input name", &n->inputs[ni++], err));
+        break;
+      case N_OUTPUT:
+        ONYX__TRY(copy_string(ps->arena, &g, "an output name", &n->outputs[no++], err));
+        break;
+      case N_ATTRIBUTE:
+        ONYX__TRY(decode_attr(ps, &s, &g, depth + 1, na, &n->attrs[na], err));
+        na++;
+        break;
+      default:
+        break;
+    }
+  }
+  return ONYX_OK;
+}
+
+static onyx_status decode_node(parser *ps, const onyx__pb *r, const onyx__pb_field *f, int depth,
+                               size_t index, onyx__node *n, onyx_error *err) {
+  onyx_status st = want_wire(f, ONYX__WIRE_LEN, "node", err);
+  if (st == ONYX_OK) st = check_depth(depth, f->offset, err);
+  /* Pass 1: counts, and the name, op type and domain for messages. */
+  n->name = n->op_type = n->domain = "";
+  onyx__pb s = onyx__pb_sub(r, f);
+  onyx__pb_field name = {0}, op = {0};
+  while (st == ONYX_OK && !onyx__pb_done(&s)) {
+    onyx__pb_field g;
+    st = onyx__pb_next(&s, &g, err);
+    if (st != ONYX_OK) break;
+    switch (g.number) {
+      case N_INPUT:
+        st = want_wire(&g, ONYX__WIRE_LEN, "input", err);
+        n->n_inputs++;
+        break;
+      case N_OUTPUT:
+        st = want_wire(&g, ONYX__WIRE_LEN, "output", err);
+        n->n_outputs++;
+        break;
+      case N_ATTRIBUTE:
+        st = want_wire(&g, ONYX__WIRE_LEN, "attribute", err);
+        n->n_attrs++;
+        break;
+      case N_NAME:
+        st = copy_string(ps->arena, &g, "the node name", &n->name, err);
+        name = g;
+        break;
+      case N_OP_TYPE:
+        st = copy_string(ps->arena, &g, "op_type", &n->op_type, err);
+        op = g;
+        break;
+      case N_DOMAIN:
+        st = copy_string(ps->arena, &g, "domain", &n->domain, err);
+        break;
+      default:
+        break;
+    }
+  }
+  if (st != ONYX_OK) {
+    if (name.len) {
+      onyx__error_prefix(err, "node %zu ('%.*s')", index, label_len(&name),
+                         (const char *)name.data);
+    } else {
+      onyx__error_prefix(err, "node %zu", index);
+    }
+    return st;
+  }
+  if (strcmp(n->domain, "ai.onnx") == 0) n->domain = "";
+  st = decode_node_body(ps, r, f, depth, n, err);
+  if (st != ONYX_OK) {
+    if (n->name[0] != '\0') {
+      onyx__error_prefix(err, "node %zu ('%.64s')", index, n->name);
+    } else if (op.len) {
+      onyx__error_prefix(err, "node %zu (%.64s)", index, n->op_type);
+    } else {
+      onyx__error_prefix(err, "node %zu", index);
+    }
+  }
+  return st;
+}
+
+/* ---- Graph ------------------------------------------------------------------- */
+
+/* Prefixes err with "what index ('name')" or "what index". */
+static void name_prefix(onyx_error *err, const char *what, size_t index, const char *name) {
+  if (name != NULL && name[0] != '\0') {
+    onyx__error_prefix(err, "%s %zu ('%.64s')", what, index, name);
+  } else {
+    onyx__error_prefix(err, "%s %zu", what, index);
+  }
+}
+
+static onyx_status decode_graph(parser *ps, const onyx__pb *r, const onyx__pb_field *f, int depth,
+                                onyx__graph *g, onyx_error *err) {
+  ONYX__TRY(want_wire(f, ONYX__WIRE_LEN, "graph", err));
+  ONYX__TRY(check_depth(depth, f->offset, err));
+  g->name = "";
+  onyx__pb s = onyx__pb_sub(r, f);
+  while (!onyx__pb_done(&s)) {
+    onyx__pb_field h;
+    ONYX__TRY(onyx__pb_next(&s, &h, err));
+    switch (h.number) {
+      case G_NODE:
+        ONYX__TRY(want_wire(&h, ONYX__WIRE_LEN, "node", err));
+        g->n_nodes++;
+        break;
+      case G_INITIALIZER:
+        ONYX__TRY(want_wire(&h, ONYX__WIRE_LEN, "initializer", err));
+        g->n_initializers++;
+        break;
+      case G_INPUT:
+        ONYX__TRY(want_wire(&h, ONYX__WIRE_LEN, "input", err));
+        g->n_inputs++;
+        break;
+      case G_OUTPUT:
+        ONYX__TRY(want_wire(&h, ONYX__WIRE_LEN, "output", err));
+        g->n_outputs++;
+        break;
+      case G_SPARSE_INITIALIZER:
+        ONYX__TRY(skim(&s, &h, SK_SPARSE, depth + 1, err));
+        g->n_sparse_initializers++;
+        break;
+      case G_NAME:
+        ONYX__TRY(copy_string(ps->arena, &h, "the graph name", &g->name, err));
+        break;
+      default: {
+        skim_kind child = skim_child(SK_GRAPH, h.number);
+        if (child != SK_NONE) ONYX__TRY(skim(&s, &h, child, depth + 1, err));
+        break;
+      }
+    }
+  }
+  ALLOC_LIST(ps->arena, g->nodes, g->n_nodes, err);
+  ALLOC_LIST(ps->arena, g->initializers, g->n_initializers, err);
+  ALLOC_LIST(ps->arena, g->inputs, g->n_inputs, err);
+  ALLOC_LIST(ps->arena, g->outputs, g->n_outputs, err);
+
+  size_t nn = 0, ni = 0, nin = 0, nout = 0;
+  s = onyx__pb_sub(r, f);
+  while (!onyx__pb_done(&s)) {
+    onyx__pb_field h;
+    ONYX__TRY(onyx__pb_next(&s, &h, err));
+    onyx_status st = ONYX_OK;
+    switch (h.number) {
+      case G_NODE:
+        ONYX__TRY(decode_node(ps, &s, &h, depth + 1, nn, &g->nodes[nn], err));
+        nn++;
+        break;
+      case G_INITIALIZER: {
+        onyx__tensor *t = &g->initializers[ni];
+        st = check_depth(depth + 1, h.offset, err);
+        if (st == ONYX_OK) {
+          st = onyx__tensor_decode_at(ps->m->bytes, h.data, h.len, ps->arena, ps->m->dir,
+                                      &ps->m->mappings, depth + 1, t, err);
+        }
+        if (st != ONYX_OK) {
+          if (t->name != NULL && t->name[0] != '\0') {
+            onyx__error_prefix(err, "initializer '%.64s'", t->name);
+          } else {
+            onyx__error_prefix(err, "initializer %zu", ni);
+          }
+          return st;
+        }
+        ni++;
+        break;
+      }
+      case G_INPUT:
+        st = decode_value_info(ps, &s, &h, depth + 1, &g->inputs[nin], err);
+        if (st != ONYX_OK) {
+          name_prefix(err, "graph input", nin, g->inputs[nin].name);
+          return st;
+        }
+        nin++;
+        break;
+      case G_OUTPUT:
+        st = decode_value_info(ps, &s, &h, depth + 1, &g->outputs[nout], err);
+        if (st != ONYX_OK) {
+          name_prefix(err, "graph output", nout, g->outputs[nout].name);
+          return st;
+        }
+        nout++;
+        break;
+      default:
+        break;
+    }
+  }
+  return ONYX_OK;
+}
+
+/* ---- Model --------------------------------------------------------------- */
+
+static onyx_status decode_opset(parser *ps, const onyx__pb *r, const onyx__pb_field *f, int depth,
+                                onyx__opset *o, onyx_error *err) {
+  ONYX__TRY(check_depth(depth, f->offset, err));
+  onyx__pb s = onyx__pb_sub(r, f);
+  o->domain = "";
+  o->version = 0;
+  while (!onyx__pb_done(&s)) {
+    onyx__pb_field g;
+    ONYX__TRY(onyx__pb_next(&s, &g, err));
+    if (g.number == OS_DOMAIN) {
+      ONYX__TRY(copy_string(ps->arena, &g, "the opset domain", &o->domain, err));
+    } else if (g.number == OS_VERSION) {
+      ONYX__TRY(want_wire(&g, ONYX__WIRE_VARINT, "version", err));
+      o->version = (int64_t)g.u;
+    }
+  }
+  if (strcmp(o->domain, "ai.onnx") == 0) o->domain = "";
+  return ONYX_OK;
+}
+
+static int compare_domains(const void *a, const void *b) {
+  const onyx__opset *x = *(const onyx__opset *const *)a;
+  const onyx__opset *y = *(const onyx__opset *const *)b;
+  return strcmp(x->domain, y->domain);
+}
+
+static onyx_status check_opsets(parser *ps, onyx_error *err) {
+  onyx_model *m = ps->m;
+  /* Duplicates are found by sorting, so that a hostile model with many
+   * imports costs n log n, not n squared. */
+  if (m->n_opsets > 1) {
+    const onyx__opset **sorted;
+    ALLOC_LIST(ps->arena, sorted, m->n_opsets, err);
+    for (size_t i = 0; i < m->n_opsets; i++) sorted[i] = &m->opsets[i];
+    qsort(sorted, m->n_opsets, sizeof *sorted, compare_domains);
+    for (size_t i = 1; i < m->n_opsets; i++) {
+      if (strcmp(sorted[i - 1]->domain, sorted[i]->domain) == 0) {
+        const char *d = sorted[i]->domain;
+        return onyx__fail(err, ONYX_OPSET, "the model imports domain '%.64s' more than once",
+                          d[0] ? d : "ai.onnx");
+      }
+    }
+  }
+  const onyx__opset *onnx = NULL;
+  for (size_t i = 0; i < m->n_opsets; i++) {
+    if (m->opsets[i].domain[0] == '\0') onnx = &m->opsets[i];
+  }
+  int64_t max = onyx_max_opset();
+  if (onnx == NULL) {
+    return onyx__fail(err, ONYX_OPSET,
+                      "the model imports no ai.onnx opset; onyx supports opsets 1 to %lld",
+                      (long long)max);
+  }
+  if (onnx->version < 1 || onnx->version > max) {
+    return onyx__fail(err, ONYX_OPSET,
+                      "ai.onnx opset %lld is not supported; onyx supports opsets 1 to %lld",
+                      (long long)onnx->version, (long long)max);
+  }
+  m->onnx_opset = onnx->version;
+  return ONYX_OK;
+}
+
+onyx_status onyx__model_parse(onyx_model *m, onyx_error *err) {
+  if (m == NULL || (m->bytes == NULL && m->size != 0)) {
+    return onyx__fail(err, ONYX_INVALID_ARGUMENT, "onyx__model_parse: no bytes");
+  }
+  parser ps = {m, &m->arena};
+  const int depth = 1;
+  onyx__pb r;
+  onyx__pb_init(&r, m->bytes, m->bytes, m->size);
+  onyx__pb_field graph = {0};
+  bool has_graph = false;
+  bool has_ir = false;
+  m->ir_version = 0;
+  m->n_opsets = 0;
+
+  /* Pass 1: the top level, validating everything onyx does not decode. */
+  while (!onyx__pb_done(&r)) {
+    onyx__pb_field f;
+    ONYX__TRY(onyx__pb_next(&r, &f, err));
+    switch (f.number) {
+      case M_IR_VERSION:
+        ONYX__TRY(want_wire(&f, ONYX__WIRE_VARINT, "ir_version", err));
+        m->ir_version = (int64_t)f.u;
+        has_ir = true;
+        break;
+      case M_OPSET_IMPORT:
+        ONYX__TRY(want_wire(&f, ONYX__WIRE_LEN, "opset_import", err));
+        m->n_opsets++;
+        break;
+      case M_GRAPH:
+        ONYX__TRY(want_wire(&f, ONYX__WIRE_LEN, "graph", err));
+        /* protobuf would merge two graphs; no writer produces that, and
+         * guessing what was meant is worse than saying so. */
+        if (has_graph) {
+          return onyx__fail(err, ONYX_PARSE, "the model has more than one graph (at byte %zu)",
+                            f.offset);
+        }
+        graph = f;
+        has_graph = true;
+        break;
+      case 2: /* producer_name */
+      case 3: /* producer_version */
+      case 4: /* domain */
+      case 6: /* doc_string */
+        ONYX__TRY(want_wire(&f, ONYX__WIRE_LEN, "string", err));
+        break;
+      case 5: /* model_version */
+        ONYX__TRY(want_wire(&f, ONYX__WIRE_VARINT, "model_version", err));
+        break;
+      case M_METADATA:
+        ONYX__TRY(skim(&r, &f, SK_LEAF, depth + 1, err));
+        break;
+      case 20: /* training_info */
+        ONYX__TRY(skim(&r, &f, SK_TRAINING, depth + 1, err));
+        break;
+      case 25: /* functions */
+        ONYX__TRY(skim(&r, &f, SK_FUNCTION, depth + 1, err));
+        break;
+      default:
+        break; /* unknown fields are skipped, as protobuf requires */
+    }
+  }
+
+  if (!has_ir || m->ir_version == 0) {
+    return onyx__fail(err, ONYX_IR_VERSION, "the model has no ir_version; onyx reads %d to %d",
+                      ONYX__MIN_IR_VERSION, ONYX__MAX_IR_VERSION);
+  }
+  if (m->ir_version < ONYX__MIN_IR_VERSION || m->ir_version > ONYX__MAX_IR_VERSION) {
+    return onyx__fail(err, ONYX_IR_VERSION, "ir_version %lld is not supported; onyx reads %d to %d",
+                      (long long)m->ir_version, ONYX__MIN_IR_VERSION, ONYX__MAX_IR_VERSION);
+  }
+
+  ALLOC_LIST(ps.arena, m->opsets, m->n_opsets, err);
+  size_t k = 0;
+  onyx__pb_init(&r, m->bytes, m->bytes, m->size);
+  while (!onyx__pb_done(&r)) {
+    onyx__pb_field f;
+    ONYX__TRY(onyx__pb_next(&r, &f, err));
+    if (f.number != M_OPSET_IMPORT) continue;
+    onyx_status st = decode_opset(&ps, &r, &f, depth + 1, &m->opsets[k], err);
+    if (st != ONYX_OK) {
+      onyx__error_prefix(err, "opset import %zu", k);
+      return st;
+    }
+    k++;
+  }
+  ONYX__TRY(check_opsets(&ps, err));
+
+  if (!has_graph) return onyx__fail(err, ONYX_PARSE, "the model has no graph");
+  onyx__pb_init(&r, m->bytes, m->bytes, m->size);
+  return decode_graph(&ps, &r, &graph, depth + 1, &m->graph, err);
+}
+
+/* ---- Public getters ------------------------------------------------------- */
+
+int64_t onyx_model_ir_version(const onyx_model *model) {
+  return model != NULL ? model->ir_version : 0;
+}
+
+size_t onyx_model_opset_count(const onyx_model *model) {
+  return model != NULL ? model->n_opsets : 0;
+}
+
+onyx_status onyx_model_opset(const onyx_model *model, size_t index, const char **domain,
+                             int64_t *version, onyx_error *err) {
+  if (model == NULL)
+    return onyx__fail(err, ONYX_INVALID_ARGUMENT, "onyx_model_opset: model is NULL");
+  if (index >= model->n_opsets) {
+    return onyx__fail(err, ONYX_INVALID_ARGUMENT,
+                      "onyx_model_opset: index %zu is out of range (the model has %zu imports)",
+                      index, model->n_opsets);
+  }
+  if (domain != NULL) *domain = model->opsets[index].domain;
+  if (version != NULL) *version = model->opsets[index].version;
+  return ONYX_OK;
+}
+
+size_t onyx_model_node_count(const onyx_model *model) {
+  return model != NULL ? model->graph.n_nodes : 0;
+}
+
+onyx_status onyx_model_node(const onyx_model *model, size_t index, onyx_node_info *out,
+                            onyx_error *err) {
+  if (model == NULL || out == NULL) {
+    return onyx__fail(err, ONYX_INVALID_ARGUMENT, "onyx_model_node: %s is NULL",
+                      model == NULL ? "model" : "out");
+  }
+  if (index >= model->graph.n_nodes) {
+    return onyx__fail(err, ONYX_INVALID_ARGUMENT,
+                      "onyx_model_node: index %zu is out of range (the graph has %zu nodes)", index,
+                      model->graph.n_nodes);
+  }
+  const onyx__node *n = &model->graph.nodes[index];
+  out->op_type = n->op_type;
+  out->domain = n->domain;
+  out->name = n->name;
+  out->input_count = n->n_inputs;
+  out->inputs = (const char *const *)n->inputs;
+  out->output_count = n->n_outputs;
+  out->outputs = (const char *const *)n->outputs;
+  return ONYX_OK;
+}
