@@ -255,6 +255,14 @@ static onyx_status sort_nodes(builder *b, uint32_t **order_out) {
   return ONYX_OK;
 }
 
+static const char *onyx__attr_type_name(onyx__attr_type t) {
+  static const char *const names[] = {"UNDEFINED", "FLOAT",   "INT",         "STRING",
+                                      "TENSOR",    "GRAPH",   "FLOATS",      "INTS",
+                                      "STRINGS",   "TENSORS", "GRAPHS",      "SPARSE_TENSOR",
+                                      "SPARSE_TENSORS", "TYPE_PROTO", "TYPE_PROTOS"};
+  return (unsigned)t < sizeof names / sizeof names[0] ? names[t] : "UNKNOWN";
+}
+
 /* The checks every op shares, driven by its version table. */
 static onyx_status check_node(builder *b, size_t n, const onyx__op **op_out,
                               const onyx__op_version **ver_out) {
@@ -283,12 +291,13 @@ static onyx_status check_node(builder *b, size_t n, const onyx__op **op_out,
                       "node %zu ('%s', %s-%d at opset %lld): takes %u to %u inputs, has %zu%s",
                       n, node->name, node->op_type, ver->since, (long long)opset,
                       ver->min_inputs, ver->max_inputs, node->n_inputs,
-                      node->n_inputs >= 1 && ver->min_inputs > 0 ? " (input 0 is empty)" : "");
+                      node->n_inputs >= 1 && node->inputs[0][0] == '\0' ? " (input 0 is empty)"
+                                                                          : "");
   }
   if (node->n_outputs != ver->n_outputs || node->outputs[0][0] == '\0')
     return onyx__fail(b->err, ONYX_ARITY,
                       "node %zu ('%s', %s-%d at opset %lld): has %zu outputs; it must have "
-                      "exactly %u, named",
+                      "exactly %u, each with a name",
                       n, node->name, node->op_type, ver->since, (long long)opset,
                       node->n_outputs, ver->n_outputs);
   for (size_t a = 0; a < node->n_attrs; a++) {
@@ -301,10 +310,10 @@ static onyx_status check_node(builder *b, size_t n, const onyx__op **op_out,
                         node->name, node->op_type, ver->since, (long long)opset, attr->name);
     if (spec->type != attr->type)
       return onyx__fail(b->err, ONYX_ATTRIBUTE,
-                        "node %zu ('%s', %s-%d at opset %lld): attribute '%s' has type %d; it "
-                        "must have type %d",
+                        "node %zu ('%s', %s-%d at opset %lld): attribute '%s' has type %s; it "
+                        "must have type %s",
                         n, node->name, node->op_type, ver->since, (long long)opset, attr->name,
-                        (int)attr->type, (int)spec->type);
+                        onyx__attr_type_name(attr->type), onyx__attr_type_name(spec->type));
     for (size_t p = 0; p < a; p++)
       if (strcmp(node->attrs[p].name, attr->name) == 0)
         return onyx__fail(b->err, ONYX_ATTRIBUTE,
