@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Installs what onyx needs to build and test, from Debian's packages. Run as
+# root on Debian 12. Skips the network when everything is already there.
+set -euo pipefail
+packages=(build-essential cmake pkg-config clang libcmocka-dev python3 python3-numpy
+  python3-onnx libonnx-testdata valgrind)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update
+  apt-get install -y --no-install-recommends "${missing[@]}"
+fi

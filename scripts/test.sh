@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Builds onyx with gcc and with clang (warnings are errors) and runs the whole
+# test suite with each: unit tests, spec examples, generated cases, Debian's
+# ONNX backend tests and the bad-model suite.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/deps.sh
+jobs="$(nproc)"
+for cc in gcc clang; do
+  dir="build-test-$cc"
+  echo "== $cc =="
+  CC="$cc" cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Release
+  cmake --build "$dir" -j"$jobs"
+  ctest --test-dir "$dir" --output-on-failure -j"$jobs"
+done
