@@ -1,8 +1,11 @@
 /*
  * Running a session. A run only reads the session, so several threads may
- * run one session at once; everything a run needs lives in its own frame.
+ * run one session at once; everything a run writes lives in a run context.
+ * One context is cached in the session between runs, so that a run whose
+ * caller provides the output buffers allocates nothing; a run that finds
+ * the cache empty (another thread holds it) builds its own.
  */
-#include <stdlib.h>
+#include <stdatomic.h>
 #include <string.h>
 
 #include "core/alloc.h"
@@ -17,9 +20,54 @@ typedef struct slot {
   uint32_t rank;
   size_t count;
   size_t nbytes;
-  bool owned;      /* an intermediate buffer this run allocated */
   int32_t written; /* output index whose buffer a step writes, or -1 */
 } slot;
+
+struct onyx__run_ctx {
+  size_t n_values, n_outputs, n_steps;
+  slot *slots;
+  bool *allocated;        /* per output: onyx allocated it in this run */
+  void **buffers;         /* per value: a whole buffer this context owns */
+  size_t *capacity;       /* its size in bytes */
+  onyx__kparams *params;  /* per step, for this run */
+  unsigned char *scratch; /* workers * n_scratch tiles */
+  size_t scratch_stride;  /* bytes per worker */
+};
+
+void onyx__run_ctx_free(onyx__run_ctx *c) {
+  if (c == NULL) return;
+  for (size_t v = 0; v < c->n_values; v++) onyx__free(c->buffers[v]);
+  onyx__free(c->slots);
+  onyx__free(c->allocated);
+  onyx__free(c->buffers);
+  onyx__free(c->capacity);
+  onyx__free(c->params);
+  onyx__free(c->scratch);
+  onyx__free(c);
+}
+
+static onyx__run_ctx *run_ctx_new(const onyx_session *s) {
+  onyx__run_ctx *c = onyx__calloc(1, sizeof *c);
+  if (c == NULL) return NULL;
+  c->n_values = s->n_values;
+  c->n_outputs = s->n_outputs;
+  c->n_steps = s->n_steps;
+  c->slots = onyx__calloc(s->n_values + 1, sizeof *c->slots);
+  c->allocated = onyx__calloc(s->n_outputs + 1, sizeof *c->allocated);
+  c->buffers = onyx__calloc(s->n_values + 1, sizeof *c->buffers);
+  c->capacity = onyx__calloc(s->n_values + 1, sizeof *c->capacity);
+  c->params = onyx__calloc(s->n_steps + 1, sizeof *c->params);
+  c->scratch_stride = (size_t)s->n_scratch * ONYX__TILE_ELEMS * 8;
+  if (c->scratch_stride > 0)
+    c->scratch = onyx__malloc(c->scratch_stride * onyx__pool_size(s->pool));
+  if (!c->slots || !c->allocated || !c->buffers || !c->capacity || !c->params ||
+      (c->scratch_stride > 0 && !c->scratch)) {
+    c->n_values = 0; /* buffers are all NULL: nothing else to free */
+    onyx__run_ctx_free(c);
+    return NULL;
+  }
+  return c;
+}
 
 static onyx_status check_input(const onyx_session *s, size_t i, const onyx_tensor *t,
                                onyx_error *err) {
@@ -69,37 +117,162 @@ static onyx_status bind_input(const onyx_session *s, size_t i, const onyx_tensor
   return ONYX_OK;
 }
 
-/* Reads Clip's run-time bounds into params. Each must hold one element. */
-static onyx_status runtime_params(const onyx_session *s, const onyx__step *st, const slot *slots,
-                                  onyx__kparams *params, onyx_error *err) {
-  const void *bound[2] = {NULL, NULL};
+/* Clip's run-time bounds must each hold one element. */
+static onyx_status check_bounds(const onyx_session *s, const onyx__step *st, const slot *slots,
+                                onyx_error *err) {
   for (int i = 0; i < 2; i++) {
-    if (st->bound[i] < 0) continue;
-    const slot *b = &slots[st->bound[i]];
-    if (b->count != 1) {
-      const onyx__node *node = &s->model->graph.nodes[st->node];
-      return onyx__fail(err, ONYX_INPUT_SHAPE,
-                        "node %u ('%s', Clip): input %d '%s' (the %s bound) holds %zu elements; "
-                        "it must hold exactly one",
-                        st->node, node->name, i + 1, node->inputs[i + 1], i ? "max" : "min",
-                        b->count);
-    }
-    bound[i] = b->data;
+    if (st->bound[i] < 0 || slots[st->bound[i]].count == 1) continue;
+    const onyx__node *node = &s->model->graph.nodes[st->node];
+    return onyx__fail(err, ONYX_INPUT_SHAPE,
+                      "node %u ('%s', Clip): input %d '%s' (the %s bound) holds %zu elements; "
+                      "it must hold exactly one",
+                      st->node, node->name, i + 1, node->inputs[i + 1], i ? "max" : "min",
+                      slots[st->bound[i]].count);
   }
-  onyx__clip_params(s->values[st->x].desc.dtype, bound[0], bound[1], params);
   return ONYX_OK;
 }
 
-static void release(slot *slots, size_t n_values, onyx_tensor *outputs, size_t n_outputs,
-                    const bool *allocated) {
-  for (size_t v = 0; v < n_values; v++)
-    if (slots[v].owned) onyx__free(slots[v].data);
-  for (size_t o = 0; o < n_outputs; o++)
-    if (allocated[o]) {
-      onyx__free(outputs[o].data);
-      outputs[o].data = NULL;
-      outputs[o].size = 0;
+/* Everything one group's tasks need. */
+typedef struct group_job {
+  const onyx_session *s;
+  const onyx__group *g;
+  onyx__run_ctx *c;
+  size_t count, chunk;
+} group_job;
+
+static unsigned char *at(const slot *sl, size_t elem, size_t i) {
+  return (unsigned char *)sl->data + i * elem;
+}
+
+/* Runs the group's steps on elements [begin, end). */
+static void run_range(const group_job *j, size_t begin, size_t end, unsigned worker) {
+  const onyx_session *s = j->s;
+  const onyx__group *g = j->g;
+  onyx__run_ctx *c = j->c;
+  const onyx__step *steps = &s->steps[g->first];
+  size_t elem = onyx_dtype_size(s->values[g->x].desc.dtype);
+  if (g->n_steps == 1 && steps[0].sy < 0) {
+    /* A single step needs no tiles: one kernel call over the whole range
+     * lets the kernel choose streaming stores for large outputs. */
+    steps[0].prep.kernel(end - begin, at(&c->slots[steps[0].x], elem, begin),
+                         at(&c->slots[steps[0].y], elem, begin), &c->params[g->first]);
+    return;
+  }
+  unsigned char *scratch = c->scratch + (size_t)worker * c->scratch_stride;
+  for (size_t t = begin; t < end; t += ONYX__TILE_ELEMS) {
+    size_t n = end - t < ONYX__TILE_ELEMS ? end - t : ONYX__TILE_ELEMS;
+    for (uint32_t k = 0; k < g->n_steps; k++) {
+      const onyx__step *st = &steps[k];
+      const void *x = st->sx >= 0 ? scratch + (size_t)st->sx * ONYX__TILE_ELEMS * 8
+                                  : at(&c->slots[st->x], elem, t);
+      void *y = st->sy >= 0 ? scratch + (size_t)st->sy * ONYX__TILE_ELEMS * 8
+                            : at(&c->slots[st->y], elem, t);
+      st->prep.kernel(n, x, y, &c->params[g->first + k]);
     }
+  }
+}
+
+static void group_task(void *ctx, size_t task, unsigned worker) {
+  const group_job *j = ctx;
+  size_t begin = task * j->chunk;
+  size_t end = begin + j->chunk < j->count ? begin + j->chunk : j->count;
+  run_range(j, begin, end, worker);
+}
+
+/* Below this many bytes moved, waking other threads costs more than it
+ * saves (about 3e4 float32 elements). */
+#define PARALLEL_MIN_BYTES (256u * 1024u)
+
+static void run_group(const onyx_session *s, const onyx__group *g, onyx__run_ctx *c) {
+  group_job j = {s, g, c, c->slots[g->x].count, 0};
+  if (j.count == 0) return;
+  size_t elem = onyx_dtype_size(s->values[g->x].desc.dtype);
+  unsigned workers = onyx__pool_size(s->pool);
+  if (workers == 1 || j.count * elem * 2 < PARALLEL_MIN_BYTES) {
+    run_range(&j, 0, j.count, 0);
+    return;
+  }
+  /* A few chunks per worker balance uneven progress; chunks are whole
+   * tiles, so that tiling does not depend on the thread count. */
+  size_t tiles = (j.count + ONYX__TILE_ELEMS - 1) / ONYX__TILE_ELEMS;
+  size_t tasks = (size_t)workers * 4;
+  if (tasks > tiles) tasks = tiles;
+  j.chunk = (tiles + tasks - 1) / tasks * ONYX__TILE_ELEMS;
+  onyx__pool_run(s->pool, (j.count + j.chunk - 1) / j.chunk, group_task, &j);
+}
+
+/* Makes sure the context owns at least nbytes for value v. */
+static onyx_status reserve(onyx__run_ctx *c, size_t v, size_t nbytes, onyx_error *err) {
+  if (c->capacity[v] >= nbytes && c->buffers[v] != NULL) return ONYX_OK;
+  void *p = onyx__malloc(nbytes ? nbytes : 1);
+  if (p == NULL) return onyx__fail(err, ONYX_OUT_OF_MEMORY, "out of memory for a value of %zu bytes", nbytes);
+  onyx__free(c->buffers[v]);
+  c->buffers[v] = p;
+  c->capacity[v] = nbytes;
+  return ONYX_OK;
+}
+
+static onyx_status prepare_run(const onyx_session *s, onyx__run_ctx *c, const onyx_tensor *inputs,
+                               onyx_tensor *outputs, onyx_error *err) {
+  slot *slots = c->slots;
+  /* 1. Shapes of every value, before anything is written. */
+  for (size_t v = 0; v < s->n_values; v++) {
+    slots[v].written = -1;
+    const onyx__value_desc *d = &s->values[v].desc;
+    if (s->values[v].kind == ONYX__VALUE_CONSTANT && d->constant != NULL) {
+      slots[v].data = (void *)d->constant->data;
+      slots[v].dims = d->constant->dims;
+      slots[v].rank = d->constant->rank;
+      slots[v].count = d->constant->count;
+      slots[v].nbytes = d->constant->nbytes;
+    }
+  }
+  for (size_t i = 0; i < s->n_inputs; i++)
+    ONYX__TRY(bind_input(s, i, &inputs[i], &slots[s->input_values[i]], err));
+  for (size_t k = 0; k < s->n_steps; k++) {
+    const onyx__step *st = &s->steps[k];
+    slot *x = &slots[st->x], *y = &slots[st->y];
+    y->dims = x->dims;
+    y->rank = x->rank;
+    y->count = x->count;
+    y->nbytes = x->nbytes;
+  }
+  for (size_t k = 0; k < s->n_steps; k++) ONYX__TRY(check_bounds(s, &s->steps[k], slots, err));
+
+  /* 2. Output buffers: the caller's, checked for size first so that a
+   * failing run writes nothing, or new ones. A step whose output is a
+   * graph output writes straight into that buffer. */
+  for (size_t o = 0; o < s->n_outputs; o++) {
+    const slot *sl = &slots[s->output_values[o]];
+    if (outputs[o].data != NULL && outputs[o].size < sl->nbytes)
+      return onyx__fail(err, ONYX_BUFFER_TOO_SMALL,
+                        "output %zu ('%s'): the buffer has %zu bytes; %zu are needed", o,
+                        s->output_info[o].name, outputs[o].size, sl->nbytes);
+  }
+  for (size_t o = 0; o < s->n_outputs; o++) {
+    slot *sl = &slots[s->output_values[o]];
+    if (outputs[o].data == NULL) {
+      outputs[o].data = onyx__malloc(sl->nbytes ? sl->nbytes : 1);
+      if (outputs[o].data == NULL)
+        return onyx__fail(err, ONYX_OUT_OF_MEMORY, "out of memory for output %zu", o);
+      outputs[o].size = sl->nbytes;
+      c->allocated[o] = true;
+    }
+    if (s->values[s->output_values[o]].kind == ONYX__VALUE_COMPUTED && sl->written < 0) {
+      sl->written = (int32_t)o;
+      sl->data = outputs[o].data;
+    }
+  }
+  /* Values written whole that are no graph output (Clip bounds computed by
+   * a step) get buffers the context keeps. */
+  for (size_t k = 0; k < s->n_steps; k++) {
+    const onyx__step *st = &s->steps[k];
+    slot *y = &slots[st->y];
+    if (st->sy >= 0 || y->written >= 0) continue;
+    ONYX__TRY(reserve(c, st->y, y->nbytes, err));
+    y->data = c->buffers[st->y];
+  }
+  return ONYX_OK;
 }
 
 onyx_status onyx_session_run(onyx_session *s, const onyx_tensor *inputs, size_t n_inputs,
@@ -116,104 +289,52 @@ onyx_status onyx_session_run(onyx_session *s, const onyx_tensor *inputs, size_t 
     return onyx__fail(err, ONYX_INVALID_ARGUMENT, "%zu outputs given; the model has %zu", n_outputs,
                       s->n_outputs);
 
-  slot *slots = onyx__calloc(s->n_values + 1, sizeof *slots);
-  bool *allocated = onyx__calloc(n_outputs + 1, sizeof *allocated);
-  if (slots == NULL || allocated == NULL) {
-    onyx__free(slots);
-    onyx__free(allocated);
-    return onyx__fail(err, ONYX_OUT_OF_MEMORY, "out of memory");
-  }
-  onyx_status st = ONYX_OK;
+  onyx__run_ctx *c = atomic_exchange_explicit(&s->cached_ctx, NULL, memory_order_acquire);
+  if (c == NULL && (c = run_ctx_new(s)) == NULL)
+    return onyx__fail(err, ONYX_OUT_OF_MEMORY, "out of memory for a run");
+  memset(c->allocated, 0, sizeof(bool) * s->n_outputs);
 
-  /* 1. Shapes of every value, before anything is written. */
-  for (size_t v = 0; v < s->n_values; v++) {
-    slots[v].written = -1;
-    const onyx__value_desc *d = &s->values[v].desc;
-    if (s->values[v].kind == ONYX__VALUE_CONSTANT && d->constant != NULL) {
-      slots[v].data = (void *)d->constant->data;
-      slots[v].dims = d->constant->dims;
-      slots[v].rank = d->constant->rank;
-      slots[v].count = d->constant->count;
-      slots[v].nbytes = d->constant->nbytes;
-    }
-  }
-  for (size_t i = 0; i < s->n_inputs && st == ONYX_OK; i++)
-    st = bind_input(s, i, &inputs[i], &slots[s->input_values[i]], err);
-  for (size_t k = 0; k < s->n_steps && st == ONYX_OK; k++) {
-    const onyx__step *step = &s->steps[k];
-    slot *x = &slots[step->x], *y = &slots[step->y];
-    y->dims = x->dims;
-    y->rank = x->rank;
-    y->count = x->count;
-    y->nbytes = x->nbytes;
-  }
-
-  /* 2. Output buffers: the caller's, checked for size, or new ones. A step
-   * whose output is a graph output writes straight into that buffer. */
-  for (size_t o = 0; o < n_outputs && st == ONYX_OK; o++) {
-    const slot *sl = &slots[s->output_values[o]];
-    if (outputs[o].data != NULL && outputs[o].size < sl->nbytes)
-      st = onyx__fail(err, ONYX_BUFFER_TOO_SMALL,
-                      "output %zu ('%s'): the buffer has %zu bytes; %zu are needed", o,
-                      s->output_info[o].name, outputs[o].size, sl->nbytes);
-  }
-  for (size_t o = 0; o < n_outputs && st == ONYX_OK; o++) {
-    slot *sl = &slots[s->output_values[o]];
-    if (outputs[o].data == NULL) {
-      outputs[o].data = onyx__malloc(sl->nbytes ? sl->nbytes : 1);
-      if (outputs[o].data == NULL) {
-        st = onyx__fail(err, ONYX_OUT_OF_MEMORY, "out of memory for output %zu", o);
-        break;
+  onyx_status st = prepare_run(s, c, inputs, outputs, err);
+  if (st == ONYX_OK) {
+    /* 3. The groups in order, each after its kernel parameters: a bound
+     * may be computed by an earlier group. */
+    for (size_t g = 0; g < s->n_groups; g++) {
+      const onyx__group *grp = &s->groups[g];
+      for (size_t k = grp->first; k < grp->first + grp->n_steps; k++) {
+        const onyx__step *step = &s->steps[k];
+        c->params[k] = step->prep.params;
+        if (step->bound[0] >= 0 || step->bound[1] >= 0)
+          onyx__clip_params(s->values[step->x].desc.dtype,
+                            step->bound[0] >= 0 ? c->slots[step->bound[0]].data : NULL,
+                            step->bound[1] >= 0 ? c->slots[step->bound[1]].data : NULL,
+                            &c->params[k]);
       }
+      run_group(s, grp, c);
+    }
+
+    /* 4. Outputs no step wrote directly: inputs, constants, repeats. */
+    for (size_t o = 0; o < n_outputs; o++) {
+      const slot *sl = &c->slots[s->output_values[o]];
+      if (sl->written != (int32_t)o && sl->nbytes > 0)
+        memcpy(outputs[o].data, sl->data, sl->nbytes);
+      outputs[o].dtype = s->values[s->output_values[o]].desc.dtype;
+      outputs[o].rank = sl->rank;
+      memset(outputs[o].dims, 0, sizeof outputs[o].dims);
+      if (sl->rank > 0) memcpy(outputs[o].dims, sl->dims, sizeof(int64_t) * sl->rank);
       outputs[o].size = sl->nbytes;
-      allocated[o] = true;
     }
-    if (s->values[s->output_values[o]].kind == ONYX__VALUE_COMPUTED && sl->written < 0) {
-      sl->written = (int32_t)o;
-      sl->data = outputs[o].data;
-    }
-  }
-  for (size_t k = 0; k < s->n_steps && st == ONYX_OK; k++) {
-    slot *y = &slots[s->steps[k].y];
-    if (y->written >= 0) continue;
-    y->data = onyx__malloc(y->nbytes ? y->nbytes : 1);
-    if (y->data == NULL) {
-      st = onyx__fail(err, ONYX_OUT_OF_MEMORY, "out of memory for an intermediate value");
-      break;
-    }
-    y->owned = true;
-  }
-
-  /* 3. The steps, in order. */
-  for (size_t k = 0; k < s->n_steps && st == ONYX_OK; k++) {
-    const onyx__step *step = &s->steps[k];
-    const slot *x = &slots[step->x];
-    onyx__kparams params = step->prep.params;
-    if (step->bound[0] >= 0 || step->bound[1] >= 0) {
-      st = runtime_params(s, step, slots, &params, err);
-      if (st != ONYX_OK) break;
-    }
-    if (x->count > 0) step->prep.kernel(x->count, x->data, slots[step->y].data, &params);
-  }
-
-  /* 4. Outputs no step wrote directly: inputs, constants, repeats. */
-  for (size_t o = 0; o < n_outputs && st == ONYX_OK; o++) {
-    const slot *sl = &slots[s->output_values[o]];
-    if (sl->written != (int32_t)o && sl->nbytes > 0) memcpy(outputs[o].data, sl->data, sl->nbytes);
-    outputs[o].dtype = s->values[s->output_values[o]].desc.dtype;
-    outputs[o].rank = sl->rank;
-    memset(outputs[o].dims, 0, sizeof outputs[o].dims);
-    if (sl->rank > 0) memcpy(outputs[o].dims, sl->dims, sizeof(int64_t) * sl->rank);
-    outputs[o].size = sl->nbytes;
-  }
-
-  if (st != ONYX_OK) {
-    release(slots, s->n_values, outputs, n_outputs, allocated);
   } else {
-    for (size_t v = 0; v < s->n_values; v++)
-      if (slots[v].owned) onyx__free(slots[v].data);
+    for (size_t o = 0; o < n_outputs; o++)
+      if (c->allocated[o]) {
+        onyx__free(outputs[o].data);
+        outputs[o].data = NULL;
+        outputs[o].size = 0;
+      }
   }
-  onyx__free(slots);
-  onyx__free(allocated);
+
+  onyx__run_ctx *expected = NULL;
+  if (!atomic_compare_exchange_strong_explicit(&s->cached_ctx, &expected, c, memory_order_release,
+                                               memory_order_relaxed))
+    onyx__run_ctx_free(c);
   return st;
 }

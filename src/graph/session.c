@@ -5,6 +5,7 @@
  */
 #include "graph/session.h"
 
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -456,6 +457,92 @@ static onyx_status plan_outputs(builder *b) {
   return ONYX_OK;
 }
 
+static uint32_t group_root(uint32_t *parent, uint32_t i) {
+  while (parent[i] != i) i = parent[i] = parent[parent[i]];
+  return i;
+}
+
+/*
+ * Splits the steps into fused groups (see onyx__group) and gives each value
+ * that only its group reads a scratch tile. Steps are reordered so that a
+ * group's steps are contiguous; that keeps every dependency, because steps
+ * of different groups are linked only through Clip bounds, and when a bound
+ * is computed by a step fusion is turned off: every step is then its own
+ * group and every value is written whole, in model order.
+ */
+static onyx_status plan_groups(builder *b) {
+  onyx_session *s = b->s;
+  size_t n = s->n_steps;
+  onyx__arena *arena = &s->arena;
+  bool *whole = onyx__arena_alloc(arena, sizeof(bool) * (s->n_values + 1));
+  int32_t *producer = onyx__arena_alloc(arena, sizeof(int32_t) * (s->n_values + 1));
+  int32_t *scratch_of = onyx__arena_alloc(arena, sizeof(int32_t) * (s->n_values + 1));
+  uint32_t *parent = onyx__arena_alloc(arena, sizeof(uint32_t) * (n + 1));
+  int32_t *group_of_root = onyx__arena_alloc(arena, sizeof(int32_t) * (n + 1));
+  onyx__step *sorted = onyx__arena_alloc(arena, sizeof(onyx__step) * (n + 1));
+  s->groups = onyx__arena_alloc(arena, sizeof(onyx__group) * (n + 1));
+  if (!whole || !producer || !scratch_of || !parent || !group_of_root || !sorted || !s->groups)
+    return onyx__fail(b->err, ONYX_OUT_OF_MEMORY, "out of memory");
+
+  bool fuse = true;
+  for (size_t v = 0; v < s->n_values; v++) producer[v] = -1;
+  for (size_t i = 0; i < n; i++) producer[s->steps[i].y] = (int32_t)i;
+  for (size_t o = 0; o < s->n_outputs; o++) whole[s->output_values[o]] = true;
+  for (size_t i = 0; i < n; i++)
+    for (int k = 0; k < 2; k++) {
+      int32_t bv = s->steps[i].bound[k];
+      if (bv < 0) continue;
+      whole[bv] = true;
+      if (producer[bv] >= 0) fuse = false;
+    }
+
+  for (size_t i = 0; i < n; i++) {
+    parent[i] = (uint32_t)i;
+    group_of_root[i] = -1;
+  }
+  if (fuse)
+    for (size_t i = 0; i < n; i++) {
+      int32_t p = producer[s->steps[i].x];
+      if (p >= 0) parent[group_root(parent, (uint32_t)i)] = group_root(parent, (uint32_t)p);
+    }
+  else
+    for (size_t v = 0; v < s->n_values; v++) whole[v] = true;
+
+  /* Number the groups by their first step, then lay their steps out
+   * contiguously, keeping model order inside each group. */
+  size_t *sizes = onyx__arena_alloc(arena, sizeof(size_t) * (n + 1));
+  if (sizes == NULL) return onyx__fail(b->err, ONYX_OUT_OF_MEMORY, "out of memory");
+  for (size_t i = 0; i < n; i++) {
+    uint32_t r = group_root(parent, (uint32_t)i);
+    if (group_of_root[r] < 0) group_of_root[r] = (int32_t)s->n_groups++;
+    sizes[group_of_root[r]]++;
+  }
+  for (size_t g = 0, first = 0; g < s->n_groups; g++) {
+    s->groups[g].first = (uint32_t)first;
+    first += sizes[g];
+  }
+  for (size_t i = 0; i < n; i++) {
+    onyx__group *g = &s->groups[group_of_root[group_root(parent, (uint32_t)i)]];
+    if (g->n_steps == 0) g->x = s->steps[i].x;
+    sorted[g->first + g->n_steps++] = s->steps[i];
+  }
+  s->steps = sorted;
+
+  /* Scratch tiles: numbered per group, so a worker needs as many tiles as
+   * the largest group has values that stay inside it. */
+  for (size_t v = 0; v < s->n_values; v++) scratch_of[v] = -1;
+  for (size_t g = 0; g < s->n_groups; g++) {
+    uint32_t used = 0;
+    for (uint32_t k = 0; k < s->groups[g].n_steps; k++) {
+      onyx__step *st = &s->steps[s->groups[g].first + k];
+      st->sx = scratch_of[st->x];
+      st->sy = whole[st->y] ? -1 : (scratch_of[st->y] = (int32_t)used++);
+    }
+    if (used > s->n_scratch) s->n_scratch = used;
+  }
+  return ONYX_OK;
+}
+
 void onyx_session_options_init(onyx_session_options *opts) {
   if (opts == NULL) return;
   memset(opts, 0, sizeof *opts);
@@ -489,6 +576,13 @@ onyx_status onyx_session_create(const onyx_model *model, const onyx_session_opti
   if (st == ONYX_OK) st = sort_nodes(&b, &order);
   if (st == ONYX_OK) st = plan_nodes(&b, order);
   if (st == ONYX_OK) st = plan_outputs(&b);
+  if (st == ONYX_OK) st = plan_groups(&b);
+  if (st == ONYX_OK) {
+    unsigned threads = s->opts.threads ? s->opts.threads : onyx__cpu_count();
+    if (threads > 256) threads = 256;
+    s->opts.threads = threads;
+    if (threads > 1) st = onyx__pool_create(threads, &s->pool, err);
+  }
   if (st != ONYX_OK) {
     if (model->path != NULL) onyx__error_prefix(err, "%s", model->path);
     onyx_session_free(s);
@@ -500,6 +594,8 @@ onyx_status onyx_session_create(const onyx_model *model, const onyx_session_opti
 
 void onyx_session_free(onyx_session *session) {
   if (session == NULL) return;
+  onyx__pool_free(session->pool);
+  onyx__run_ctx_free(atomic_load(&session->cached_ctx));
   onyx__arena_free(&session->arena);
   onyx__free(session);
 }

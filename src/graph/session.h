@@ -8,6 +8,7 @@
 
 #include "model/model.h"
 #include "ops/op.h"
+#include "thread/pool.h"
 
 typedef enum onyx__value_kind {
   ONYX__VALUE_INPUT,    /* bound by the caller at run time */
@@ -30,7 +31,29 @@ typedef struct onyx__step {
   onyx__prepared prep;
   uint32_t x, y;       /* value indices */
   int32_t bound[2];    /* value indices of run-time Clip bounds, or -1 */
+  int32_t sx, sy;      /* scratch tile holding x / y inside a fused group, or -1 */
 } onyx__step;
+
+/*
+ * A fused group: steps linked by their data input (each step's x is the
+ * input of the group or the output of an earlier step of the group), so all
+ * of them see the same number of elements. A run walks the group tile by
+ * tile, running every step on a tile before the next, so that values only
+ * the group reads live in per-worker scratch tiles and never reach main
+ * memory. Values that are graph outputs or Clip bounds are written whole.
+ */
+typedef struct onyx__group {
+  uint32_t first, n_steps; /* steps[first .. first + n_steps) */
+  uint32_t x;              /* the value whose element count the group has */
+} onyx__group;
+
+/* Elements per scratch tile: 16 KiB of the widest type, so a few streams of
+ * a fused chain stay in the L1/L2 caches. */
+#define ONYX__TILE_ELEMS 2048
+
+typedef struct onyx__run_ctx onyx__run_ctx;
+/* Frees a run context (run.c). NULL is a no-op. */
+void onyx__run_ctx_free(onyx__run_ctx *ctx);
 
 struct onyx_session {
   onyx__arena arena;
@@ -40,6 +63,13 @@ struct onyx_session {
   onyx__value *values;
   size_t n_steps;
   onyx__step *steps;
+  size_t n_groups;
+  onyx__group *groups;
+  uint32_t n_scratch;      /* scratch tiles each worker needs */
+  struct onyx__pool *pool; /* NULL when running on one thread */
+  /* A run context kept between runs so that a run allocates nothing; a
+   * concurrent run that finds it taken builds its own. */
+  _Atomic(onyx__run_ctx *) cached_ctx;
   size_t n_inputs;
   uint32_t *input_values;
   onyx_value_info *input_info;

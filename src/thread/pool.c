@@ -1,0 +1,163 @@
+#include "thread/pool.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <unistd.h>
+
+#include "core/alloc.h"
+#include "core/error.h"
+
+/*
+ * Locking: `lock` guards generation, stop and the job fields while a job is
+ * being published; workers read the job fields only after seeing a new
+ * generation under the lock, and the caller does not return (and so does
+ * not let the job's context go out of scope) until `active` drops to zero.
+ * `busy` is held by the one caller whose job the pool is running.
+ */
+struct onyx__pool {
+  pthread_mutex_t lock;
+  pthread_cond_t wake;
+  pthread_cond_t done;
+  pthread_mutex_t busy;
+  unsigned n_threads; /* started threads, not counting callers */
+  pthread_t *threads;
+  unsigned long generation;
+  bool stop;
+  onyx__task_fn fn;
+  void *ctx;
+  size_t n_tasks;
+  atomic_size_t next;
+  atomic_uint active; /* threads still working on the current job */
+};
+
+typedef struct worker_arg {
+  onyx__pool *pool;
+  unsigned id;
+} worker_arg;
+
+static void drain(onyx__pool *p, onyx__task_fn fn, void *ctx, size_t n, unsigned worker) {
+  for (;;) {
+    size_t i = atomic_fetch_add_explicit(&p->next, 1, memory_order_relaxed);
+    if (i >= n) return;
+    fn(ctx, i, worker);
+  }
+}
+
+static void *worker_main(void *arg) {
+  onyx__pool *p = ((worker_arg *)arg)->pool;
+  unsigned id = ((worker_arg *)arg)->id;
+  unsigned long seen = 0;
+  for (;;) {
+    pthread_mutex_lock(&p->lock);
+    while (!p->stop && p->generation == seen) pthread_cond_wait(&p->wake, &p->lock);
+    if (p->stop) {
+      pthread_mutex_unlock(&p->lock);
+      return NULL;
+    }
+    seen = p->generation;
+    onyx__task_fn fn = p->fn;
+    void *ctx = p->ctx;
+    size_t n = p->n_tasks;
+    pthread_mutex_unlock(&p->lock);
+
+    drain(p, fn, ctx, n, id);
+
+    if (atomic_fetch_sub_explicit(&p->active, 1, memory_order_acq_rel) == 1) {
+      pthread_mutex_lock(&p->lock);
+      pthread_cond_signal(&p->done);
+      pthread_mutex_unlock(&p->lock);
+    }
+  }
+}
+
+onyx_status onyx__pool_create(unsigned n_threads, onyx__pool **out, onyx_error *err) {
+  *out = NULL;
+  onyx__pool *p = onyx__calloc(1, sizeof *p);
+  worker_arg *args = NULL;
+  if (p != NULL) {
+    p->threads = onyx__calloc(n_threads, sizeof *p->threads);
+    args = onyx__calloc(n_threads, sizeof *args);
+  }
+  if (p == NULL || p->threads == NULL || args == NULL) {
+    if (p != NULL) onyx__free(p->threads);
+    onyx__free(p);
+    onyx__free(args);
+    return onyx__fail(err, ONYX_OUT_OF_MEMORY, "out of memory for the thread pool");
+  }
+  pthread_mutex_init(&p->lock, NULL);
+  pthread_mutex_init(&p->busy, NULL);
+  pthread_cond_init(&p->wake, NULL);
+  pthread_cond_init(&p->done, NULL);
+  atomic_init(&p->next, 0);
+  atomic_init(&p->active, 0);
+  /* The worker arguments live in the same allocation's lifetime: they are
+   * read once at thread start, before onyx__pool_create returns. */
+  for (unsigned i = 0; i + 1 < n_threads; i++) {
+    args[i].pool = p;
+    args[i].id = i + 1;
+    if (pthread_create(&p->threads[i], NULL, worker_main, &args[i]) != 0) {
+      onyx__pool_free(p);
+      onyx__free(args);
+      return onyx__fail(err, ONYX_LIMIT, "could not start thread %u of %u", i + 2, n_threads);
+    }
+    p->n_threads++;
+  }
+  /* Each thread has copied its argument once it first takes the lock, so
+   * a full job round-trip guarantees args is no longer read. */
+  onyx__pool_run(p, 0, NULL, NULL);
+  onyx__free(args);
+  *out = p;
+  return ONYX_OK;
+}
+
+void onyx__pool_free(onyx__pool *p) {
+  if (p == NULL) return;
+  pthread_mutex_lock(&p->lock);
+  p->stop = true;
+  pthread_cond_broadcast(&p->wake);
+  pthread_mutex_unlock(&p->lock);
+  for (unsigned i = 0; i < p->n_threads; i++) pthread_join(p->threads[i], NULL);
+  pthread_mutex_destroy(&p->lock);
+  pthread_mutex_destroy(&p->busy);
+  pthread_cond_destroy(&p->wake);
+  pthread_cond_destroy(&p->done);
+  onyx__free(p->threads);
+  onyx__free(p);
+}
+
+unsigned onyx__pool_size(const onyx__pool *p) { return p == NULL ? 1 : p->n_threads + 1; }
+
+static void noop(void *ctx, size_t task, unsigned worker) {
+  (void)ctx, (void)task, (void)worker;
+}
+
+void onyx__pool_run(onyx__pool *p, size_t n_tasks, onyx__task_fn fn, void *ctx) {
+  if (fn == NULL) fn = noop;
+  if (p == NULL || p->n_threads == 0 || pthread_mutex_trylock(&p->busy) != 0) {
+    for (size_t i = 0; i < n_tasks; i++) fn(ctx, i, 0);
+    return;
+  }
+  pthread_mutex_lock(&p->lock);
+  p->fn = fn;
+  p->ctx = ctx;
+  p->n_tasks = n_tasks;
+  atomic_store_explicit(&p->next, 0, memory_order_relaxed);
+  atomic_store_explicit(&p->active, p->n_threads, memory_order_relaxed);
+  p->generation++;
+  pthread_cond_broadcast(&p->wake);
+  pthread_mutex_unlock(&p->lock);
+
+  drain(p, fn, ctx, n_tasks, 0);
+
+  pthread_mutex_lock(&p->lock);
+  while (atomic_load_explicit(&p->active, memory_order_acquire) != 0)
+    pthread_cond_wait(&p->done, &p->lock);
+  pthread_mutex_unlock(&p->lock);
+  pthread_mutex_unlock(&p->busy);
+}
+
+unsigned onyx__cpu_count(void) {
+  long n = sysconf(_SC_NPROCESSORS_ONLN);
+  return n < 1 ? 1u : n > 1024 ? 1024u : (unsigned)n;
+}

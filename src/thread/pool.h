@@ -1,0 +1,39 @@
+/*
+ * A fork-join thread pool: onyx__pool_run(pool, n, fn, ctx) calls fn(ctx, i,
+ * worker) for every i in [0, n) and returns when all calls are done. The
+ * calling thread takes part as worker 0; the pool's threads are workers 1..
+ * Tasks are handed out one at a time from a shared counter, so a slow
+ * thread never holds up a fast one for long.
+ *
+ * One job runs at a time. A caller that finds the pool busy (another
+ * thread's run of the same session) runs its whole job inline as worker 0;
+ * results are the same either way because tasks never depend on which
+ * worker runs them.
+ */
+#ifndef ONYX_THREAD_POOL_H
+#define ONYX_THREAD_POOL_H
+
+#include <stddef.h>
+
+#include "onyx.h"
+
+typedef struct onyx__pool onyx__pool;
+typedef void (*onyx__task_fn)(void *ctx, size_t task, unsigned worker);
+
+/* Starts n_threads - 1 threads (n_threads >= 2). ONYX_OUT_OF_MEMORY, or
+ * ONYX_LIMIT if the system refuses a thread. */
+onyx_status onyx__pool_create(unsigned n_threads, onyx__pool **out, onyx_error *err);
+
+/* Stops and joins the threads. NULL is a no-op. No job may be running. */
+void onyx__pool_free(onyx__pool *pool);
+
+/* The number of workers including the caller (1 for a NULL pool). */
+unsigned onyx__pool_size(const onyx__pool *pool);
+
+/* Runs the job; a NULL pool runs it inline. */
+void onyx__pool_run(onyx__pool *pool, size_t n_tasks, onyx__task_fn fn, void *ctx);
+
+/* The number of CPUs this process may use, at least 1. */
+unsigned onyx__cpu_count(void);
+
+#endif
