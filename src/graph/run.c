@@ -229,6 +229,19 @@ static onyx_status prepare_run(const onyx_session *s, onyx__run_ctx *c, const on
   }
   for (size_t i = 0; i < s->n_inputs; i++)
     ONYX__TRY(bind_input(s, i, &inputs[i], &slots[s->input_values[i]], err));
+  for (size_t k = 0; k < s->n_inputs * ONYX_MAX_RANK; k++) {
+    int32_t j = s->dim_link[k];
+    if (j < 0) continue;
+    size_t i = k / ONYX_MAX_RANK, d = k % ONYX_MAX_RANK;
+    size_t i2 = (size_t)j / ONYX_MAX_RANK, d2 = (size_t)j % ONYX_MAX_RANK;
+    if (inputs[i].dims[d] != inputs[i2].dims[d2])
+      return onyx__fail(err, ONYX_INPUT_SHAPE,
+                        "input %zu ('%s'): dimension %zu ('%s') is %lld, but input %zu ('%s') "
+                        "gives '%s' the size %lld",
+                        i, s->input_info[i].name, d, s->input_info[i].dim_names[d],
+                        (long long)inputs[i].dims[d], i2, s->input_info[i2].name,
+                        s->input_info[i].dim_names[d], (long long)inputs[i2].dims[d2]);
+  }
   for (size_t k = 0; k < s->n_steps; k++) {
     const onyx__step *st = &s->steps[k];
     slot *x = &slots[st->x], *y = &slots[st->y];

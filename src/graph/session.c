@@ -404,6 +404,30 @@ static onyx_status plan_nodes(builder *b, const uint32_t *order) {
   return ONYX_OK;
 }
 
+/* Inputs that share a symbolic dimension name must agree on its size. */
+static onyx_status link_symbolic_dims(builder *b) {
+  onyx_session *s = b->s;
+  size_t n = s->n_inputs * ONYX_MAX_RANK;
+  s->dim_link = onyx__arena_alloc(&s->arena, sizeof(int32_t) * (n + 1));
+  if (s->dim_link == NULL) return onyx__fail(b->err, ONYX_OUT_OF_MEMORY, "out of memory");
+  for (size_t k = 0; k < n; k++) {
+    s->dim_link[k] = -1;
+    const onyx_value_info *in = &s->input_info[k / ONYX_MAX_RANK];
+    size_t d = k % ONYX_MAX_RANK;
+    if (d >= in->rank || in->dim_names[d] == NULL || in->dim_names[d][0] == '\0') continue;
+    for (size_t j = 0; j < k; j++) {
+      const onyx_value_info *other = &s->input_info[j / ONYX_MAX_RANK];
+      size_t e = j % ONYX_MAX_RANK;
+      if (e < other->rank && other->dim_names[e] != NULL &&
+          strcmp(other->dim_names[e], in->dim_names[d]) == 0) {
+        s->dim_link[k] = (int32_t)j;
+        break;
+      }
+    }
+  }
+  return ONYX_OK;
+}
+
 static onyx_status plan_outputs(builder *b) {
   onyx_session *s = b->s;
   const onyx__graph *g = b->g;
@@ -577,6 +601,7 @@ onyx_status onyx_session_create(const onyx_model *model, const onyx_session_opti
   if (st == ONYX_OK) st = plan_nodes(&b, order);
   if (st == ONYX_OK) st = plan_outputs(&b);
   if (st == ONYX_OK) st = plan_groups(&b);
+  if (st == ONYX_OK) st = link_symbolic_dims(&b);
   if (st == ONYX_OK) {
     unsigned threads = s->opts.threads ? s->opts.threads : onyx__cpu_count();
     if (threads > 256) threads = 256;

@@ -73,6 +73,10 @@ struct onyx_session {
   size_t n_inputs;
   uint32_t *input_values;
   onyx_value_info *input_info;
+  /* dim_link[i * ONYX_MAX_RANK + d]: for a symbolic dimension d of input i,
+   * the first (input * ONYX_MAX_RANK + dim) with the same name, which must
+   * have the same size at run time; -1 when none. */
+  int32_t *dim_link;
   size_t n_outputs;
   uint32_t *output_values;
   onyx_value_info *output_info;

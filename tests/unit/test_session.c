@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/pb.h"
 #include "onyx.h"
 
 #define NODE_DIR ONYX_TESTDATA_DIR "/node/"
@@ -279,6 +280,76 @@ static void test_status_names(void **state) {
   assert_int_equal(onyx_max_opset(), 28);
 }
 
+
+/* ---- A model built in memory: a[N], b[N] -> Sign each ------------------ */
+
+static void put_msg(onyx__pbw *w, uint32_t field, onyx__pbw *inner) {
+  onyx__pbw_bytes(w, field, inner->buf, inner->len);
+  onyx__pbw_free(inner);
+}
+
+static void put_str(onyx__pbw *w, uint32_t field, const char *s) {
+  onyx__pbw_bytes(w, field, s, strlen(s));
+}
+
+/* ValueInfoProto name: float [N] */
+static void put_value_info(onyx__pbw *graph, uint32_t field, const char *name) {
+  onyx__pbw dim = {0}, shape = {0}, tensor = {0}, type = {0}, vi = {0};
+  put_str(&dim, 2, "N");
+  put_msg(&shape, 1, &dim);
+  onyx__pbw_uint(&tensor, 1, ONYX_DTYPE_FLOAT);
+  put_msg(&tensor, 2, &shape);
+  put_msg(&type, 1, &tensor);
+  put_str(&vi, 1, name);
+  put_msg(&vi, 2, &type);
+  put_msg(graph, field, &vi);
+}
+
+static void put_sign(onyx__pbw *graph, const char *in, const char *out) {
+  onyx__pbw node = {0};
+  put_str(&node, 1, in);
+  put_str(&node, 2, out);
+  put_str(&node, 4, "Sign");
+  put_msg(graph, 1, &node);
+}
+
+static onyx__pbw two_input_model(void) {
+  onyx__pbw model = {0}, graph = {0}, opset = {0};
+  put_sign(&graph, "a", "ya");
+  put_sign(&graph, "b", "yb");
+  put_value_info(&graph, 11, "a");
+  put_value_info(&graph, 11, "b");
+  put_value_info(&graph, 12, "ya");
+  put_value_info(&graph, 12, "yb");
+  onyx__pbw_uint(&model, 1, 8);
+  put_msg(&model, 7, &graph);
+  onyx__pbw_uint(&opset, 2, 13);
+  put_msg(&model, 8, &opset);
+  return model;
+}
+
+/* Inputs that share the symbolic dimension N must agree on its size. */
+static void test_shared_symbolic_dims(void **state) {
+  (void)state;
+  onyx__pbw bytes = two_input_model();
+  onyx_model *m = NULL;
+  onyx_session *s = NULL;
+  onyx_error err = {0};
+  assert_int_equal(onyx_model_load_memory(bytes.buf, bytes.len, &m, &err), ONYX_OK);
+  assert_int_equal(onyx_session_create(m, NULL, &s, &err), ONYX_OK);
+  float a[3] = {-2, 0, 5}, b[3] = {1, -0.0f, -7}, ya[3], yb[3];
+  onyx_tensor in[2] = {{ONYX_DTYPE_FLOAT, 1, {3}, a, sizeof a}, {ONYX_DTYPE_FLOAT, 1, {3}, b, sizeof b}};
+  onyx_tensor out[2] = {{.data = ya, .size = sizeof ya}, {.data = yb, .size = sizeof yb}};
+  assert_int_equal(onyx_session_run(s, in, 2, out, 2, &err), ONYX_OK);
+  assert_true(ya[0] == -1 && ya[1] == 0 && ya[2] == 1 && yb[0] == 1 && yb[1] == 0 && yb[2] == -1);
+  in[1].dims[0] = 2;
+  assert_int_equal(onyx_session_run(s, in, 2, out, 2, &err), ONYX_INPUT_SHAPE);
+  assert_non_null(strstr(err.message, "'N'"));
+  onyx_session_free(s);
+  onyx_model_free(m);
+  onyx__pbw_free(&bytes);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_info),
@@ -289,6 +360,7 @@ int main(void) {
       cmocka_unit_test(test_concurrent_runs),
       cmocka_unit_test(test_null_arguments),
       cmocka_unit_test(test_status_names),
+      cmocka_unit_test(test_shared_symbolic_dims),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
