@@ -29,50 +29,53 @@ typedef uint64_t onyx__c_u64;
 /*
  * The types, one line each. The float types take every op; the integer
  * types take Sign and Clip only.
- *   X(NAME, short name, storage type, class, computing type, no-bound low,
- *     no-bound high)
+ *   X(NAME, short name, storage type, class, computing type, Clip rule,
+ *     no-bound low, no-bound high)
  * The short name spells the type in kernel names (onyx__s32_vsign__scalar).
  * The class picks how an element is loaded into the computing type and
- * stored back (ONYX__LOAD_* and ONYX__STORE_* below). A missing Clip bound
+ * stored back (ONYX__LOAD_* and ONYX__RESULT_* below). A missing Clip bound
  * is the identity of its side, so "no bound" needs no separate code path.
+ * The Clip rule names the element function: float16 has its own, because
+ * numpy's float16 clip breaks ties between +0 and -0 the other way.
  */
-#define ONYX__SCALAR_FLOAT_TYPES(X)                                        \
-  X(FLOAT, f32, float, NATIVE, f32, -INFINITY, INFINITY)                   \
-  X(DOUBLE, f64, double, NATIVE, f64, -(double)INFINITY, (double)INFINITY) \
-  X(FLOAT16, f16, onyx_f16, F16, f32, -INFINITY, INFINITY)                 \
-  X(BFLOAT16, bf16, onyx_bf16, BF16, f32, -INFINITY, INFINITY)
+#define ONYX__SCALAR_FLOAT_TYPES(X)                                              \
+  X(FLOAT, f32, float, NATIVE, f32, f32, -INFINITY, INFINITY)                    \
+  X(DOUBLE, f64, double, NATIVE, f64, f64, -(double)INFINITY, (double)INFINITY)  \
+  X(FLOAT16, f16, onyx_f16, F16, f32, f32_ties_x, -INFINITY, INFINITY)           \
+  X(BFLOAT16, bf16, onyx_bf16, BF16, f32, f32, -INFINITY, INFINITY)
 
-#define ONYX__SCALAR_INT_TYPES(X)                        \
-  X(INT8, s8, int8_t, INT, i64, INT8_MIN, INT8_MAX)      \
-  X(INT16, s16, int16_t, INT, i64, INT16_MIN, INT16_MAX) \
-  X(INT32, s32, int32_t, INT, i64, INT32_MIN, INT32_MAX) \
-  X(INT64, s64, int64_t, INT, i64, INT64_MIN, INT64_MAX) \
-  X(UINT8, u8, uint8_t, INT, u64, 0, UINT8_MAX)          \
-  X(UINT16, u16, uint16_t, INT, u64, 0, UINT16_MAX)      \
-  X(UINT32, u32, uint32_t, INT, u64, 0, UINT32_MAX)      \
-  X(UINT64, u64, uint64_t, INT, u64, 0, UINT64_MAX)
+#define ONYX__SCALAR_INT_TYPES(X)                             \
+  X(INT8, s8, int8_t, INT, i64, i64, INT8_MIN, INT8_MAX)      \
+  X(INT16, s16, int16_t, INT, i64, i64, INT16_MIN, INT16_MAX) \
+  X(INT32, s32, int32_t, INT, i64, i64, INT32_MIN, INT32_MAX) \
+  X(INT64, s64, int64_t, INT, i64, i64, INT64_MIN, INT64_MAX) \
+  X(UINT8, u8, uint8_t, INT, u64, u64, 0, UINT8_MAX)          \
+  X(UINT16, u16, uint16_t, INT, u64, u64, 0, UINT16_MAX)      \
+  X(UINT32, u32, uint32_t, INT, u64, u64, 0, UINT32_MAX)      \
+  X(UINT64, u64, uint64_t, INT, u64, u64, 0, UINT64_MAX)
 
 #define ONYX__SCALAR_ALL_TYPES(X) ONYX__SCALAR_FLOAT_TYPES(X) ONYX__SCALAR_INT_TYPES(X)
 
 /*
  * Loading and storing, per class. Native floats compute in their own type.
- * Halves widen to float32 exactly and round back to nearest even (a NaN
- * stays a NaN with its payload; a signalling one gains the quiet bit, as
- * half.h documents). Integers widen to 64 bits, in which every value of the
+ * Halves widen to float32 exactly and round back to nearest even. When the
+ * float32 result is x itself, bit for bit, the half x is returned as it
+ * was: that keeps a signalling NaN signalling through Sign and Clip, as
+ * numpy's float16 loops do, where narrowing would set its quiet bit. Integers widen to 64 bits, in which every value of the
  * narrower types is exact, and narrow back: results are always in range,
  * because Sign gives -1, 0 or 1 and Clip gives x or one of the bounds.
  */
 #define ONYX__LOAD_NATIVE(c, v) (v)
-#define ONYX__STORE_NATIVE(T, v) (v)
+#define ONYX__RESULT_NATIVE(T, x, xc, r) (r)
 #define ONYX__ISNAN_NATIVE(v) isnan(v)
 #define ONYX__LOAD_F16(c, v) onyx__f16_to_f32(v)
-#define ONYX__STORE_F16(T, v) onyx__f32_to_f16(v)
+#define ONYX__RESULT_F16(T, x, xc, r) (onyx__same_f32(r, xc) ? (x) : onyx__f32_to_f16(r))
 #define ONYX__ISNAN_F16(v) isnan(v)
 #define ONYX__LOAD_BF16(c, v) onyx__bf16_to_f32(v)
-#define ONYX__STORE_BF16(T, v) onyx__f32_to_bf16(v)
+#define ONYX__RESULT_BF16(T, x, xc, r) (onyx__same_f32(r, xc) ? (x) : onyx__f32_to_bf16(r))
 #define ONYX__ISNAN_BF16(v) isnan(v)
 #define ONYX__LOAD_INT(c, v) ((onyx__c_##c)(v))
-#define ONYX__STORE_INT(T, v) ((T)(v))
+#define ONYX__RESULT_INT(T, x, xc, r) ((T)(r))
 #define ONYX__ISNAN_INT(v) ((void)(v), 0)
 
 /* ---- Per-element semantics, once per class ---------------------------- */
@@ -84,9 +87,9 @@ typedef uint64_t onyx__c_u64;
  * max-then-min in which a NaN operand wins and a tie returns the bound:
  * clip(-0, lo = +0) is +0, clip(+0, hi = -0) is -0, lo > hi gives hi.
  */
-#define ONYX__NATIVE_FLOAT_ELEMENTS(T, c, CEIL, FLOOR)      \
-  static inline T onyx__ceil_##c(T x) { return CEIL(x); }   \
-  static inline T onyx__floor_##c(T x) { return FLOOR(x); } \
+#define ONYX__NATIVE_FLOAT_ELEMENTS(T, c, CEIL, FLOOR, QUIET)                      \
+  static inline T onyx__ceil_##c(T x) { return isnan(x) ? QUIET(x) : CEIL(x); }   \
+  static inline T onyx__floor_##c(T x) { return isnan(x) ? QUIET(x) : FLOOR(x); } \
   static inline T onyx__sign_##c(T x) {                     \
     if (x > 0) return (T)1;                                 \
     if (x < 0) return (T)-1;                                \
@@ -98,8 +101,36 @@ typedef uint64_t onyx__c_u64;
     return (t < hi || isnan(t)) ? t : hi;                   \
   }
 
-ONYX__NATIVE_FLOAT_ELEMENTS(float, f32, ceilf, floorf)
-ONYX__NATIVE_FLOAT_ELEMENTS(double, f64, ceil, floor)
+/*
+ * numpy's ceil and floor give a signalling NaN back quiet (the rounding
+ * instructions set the quiet bit), while an inlined ceilf may return it
+ * unchanged; setting the bit by hand makes the result independent of how
+ * the compiler expands ceilf.
+ */
+static inline float onyx__quiet_f32(float x) {
+  return onyx__f32_from_bits(onyx__f32_bits(x) | 0x00400000u);
+}
+static inline double onyx__quiet_f64(double x) {
+  uint64_t u;
+  memcpy(&u, &x, sizeof u);
+  u |= UINT64_C(0x0008000000000000);
+  memcpy(&x, &u, sizeof x);
+  return x;
+}
+static inline int onyx__same_f32(float a, float b) { return onyx__f32_bits(a) == onyx__f32_bits(b); }
+
+ONYX__NATIVE_FLOAT_ELEMENTS(float, f32, ceilf, floorf, onyx__quiet_f32)
+ONYX__NATIVE_FLOAT_ELEMENTS(double, f64, ceil, floor, onyx__quiet_f64)
+
+/*
+ * numpy 1.24's float16 clip compares with >= and <=, so a tie between x
+ * and a bound (+0 against -0) keeps x; its float32 and float64 clips
+ * return the bound. min > max still gives max.
+ */
+static inline float onyx__clip_f32_ties_x(float x, float lo, float hi) {
+  float t = (x >= lo || isnan(x)) ? x : lo;
+  return (t <= hi || isnan(t)) ? t : hi;
+}
 
 /* Signed integers. Sign compares, never negates, so the minimum gives -1. */
 static inline int64_t onyx__sign_i64(int64_t x) { return x > 0 ? 1 : x < 0 ? -1 : 0; }
@@ -122,42 +153,46 @@ static inline uint64_t onyx__clip_u64(uint64_t x, uint64_t lo, uint64_t hi) {
  * element in between, so x == y (in place) works; x and y are deliberately
  * not restrict-qualified.
  */
-#define ONYX__UNARY_KERNEL(tn, T, K, c, op)                                     \
-  static void onyx__##tn##_v##op##__scalar(size_t n, const void *x, void *y,    \
-                                           const onyx__kparams *params) {       \
-    const T *src = x;                                                           \
-    T *dst = y;                                                                 \
-    (void)params;                                                               \
-    for (size_t i = 0; i < n; i++) {                                            \
-      dst[i] = ONYX__STORE_##K(T, onyx__##op##_##c(ONYX__LOAD_##K(c, src[i]))); \
-    }                                                                           \
+#define ONYX__UNARY_KERNEL(tn, T, K, c, op)                                  \
+  static void onyx__##tn##_v##op##__scalar(size_t n, const void *x, void *y, \
+                                           const onyx__kparams *params) {    \
+    const T *src = x;                                                        \
+    T *dst = y;                                                              \
+    (void)params;                                                            \
+    for (size_t i = 0; i < n; i++) {                                         \
+      const T v = src[i];                                                    \
+      const onyx__c_##c xc = ONYX__LOAD_##K(c, v);                           \
+      dst[i] = ONYX__RESULT_##K(T, v, xc, onyx__##op##_##c(xc));             \
+    }                                                                        \
   }
 
-#define ONYX__CLIP_KERNEL(tn, T, K, c)                                                \
-  static void onyx__##tn##_vclip__scalar(size_t n, const void *x, void *y,            \
-                                         const onyx__kparams *params) {               \
-    const T *src = x;                                                                 \
-    T *dst = y;                                                                       \
-    const onyx__c_##c lo = params->c.lo, hi = params->c.hi;                           \
-    for (size_t i = 0; i < n; i++) {                                                  \
-      dst[i] = ONYX__STORE_##K(T, onyx__clip_##c(ONYX__LOAD_##K(c, src[i]), lo, hi)); \
-    }                                                                                 \
+#define ONYX__CLIP_KERNEL(tn, T, K, c, rule)                                     \
+  static void onyx__##tn##_vclip__scalar(size_t n, const void *x, void *y,       \
+                                         const onyx__kparams *params) {          \
+    const T *src = x;                                                            \
+    T *dst = y;                                                                  \
+    const onyx__c_##c lo = params->c.lo, hi = params->c.hi;                      \
+    for (size_t i = 0; i < n; i++) {                                             \
+      const T v = src[i];                                                        \
+      const onyx__c_##c xc = ONYX__LOAD_##K(c, v);                               \
+      dst[i] = ONYX__RESULT_##K(T, v, xc, onyx__clip_##rule(xc, lo, hi));        \
+    }                                                                            \
   }
 
-#define ONYX__ROUNDING_KERNELS(NAME, tn, T, K, c, nlo, nhi) \
-  ONYX__UNARY_KERNEL(tn, T, K, c, ceil)                     \
+#define ONYX__ROUNDING_KERNELS(NAME, tn, T, K, c, rule, nlo, nhi) \
+  ONYX__UNARY_KERNEL(tn, T, K, c, ceil)                           \
   ONYX__UNARY_KERNEL(tn, T, K, c, floor)
-#define ONYX__COMMON_KERNELS(NAME, tn, T, K, c, nlo, nhi) \
-  ONYX__UNARY_KERNEL(tn, T, K, c, sign)                   \
-  ONYX__CLIP_KERNEL(tn, T, K, c)
+#define ONYX__COMMON_KERNELS(NAME, tn, T, K, c, rule, nlo, nhi) \
+  ONYX__UNARY_KERNEL(tn, T, K, c, sign)                         \
+  ONYX__CLIP_KERNEL(tn, T, K, c, rule)
 
 ONYX__SCALAR_FLOAT_TYPES(ONYX__ROUNDING_KERNELS)
 ONYX__SCALAR_ALL_TYPES(ONYX__COMMON_KERNELS)
 
-#define ONYX__ROUNDING_ENTRIES(NAME, tn, T, K, c, nlo, nhi)         \
+#define ONYX__ROUNDING_ENTRIES(NAME, tn, T, K, c, rule, nlo, nhi)         \
   .k[ONYX__KOP_CEIL][ONYX__DI_##NAME] = onyx__##tn##_vceil__scalar, \
   .k[ONYX__KOP_FLOOR][ONYX__DI_##NAME] = onyx__##tn##_vfloor__scalar,
-#define ONYX__COMMON_ENTRIES(NAME, tn, T, K, c, nlo, nhi)           \
+#define ONYX__COMMON_ENTRIES(NAME, tn, T, K, c, rule, nlo, nhi)           \
   .k[ONYX__KOP_SIGN][ONYX__DI_##NAME] = onyx__##tn##_vsign__scalar, \
   .k[ONYX__KOP_CLIP][ONYX__DI_##NAME] = onyx__##tn##_vclip__scalar,
 
@@ -173,7 +208,7 @@ const onyx__kernel_table onyx__kernels_scalar = {ONYX__SCALAR_FLOAT_TYPES(ONYX__
  * or +inf (np.clip([5, -5], nan, 2) is [2, -5]). Integers are read with
  * memcpy, as the caller's pointer need not be aligned, and widened.
  */
-#define ONYX__BOUND_READER(NAME, tn, T, K, c, nlo, nhi)                  \
+#define ONYX__BOUND_READER(NAME, tn, T, K, c, rule, nlo, nhi)                  \
   static onyx__c_##c onyx__bound_##tn(const void *p, onyx__c_##c none) { \
     T v;                                                                 \
     if (p == NULL) return none;                                          \
@@ -186,7 +221,7 @@ ONYX__SCALAR_ALL_TYPES(ONYX__BOUND_READER)
 void onyx__clip_params(onyx_dtype dtype, const void *lo, const void *hi, onyx__kparams *params) {
   memset(params, 0, sizeof *params);
   switch (dtype) {
-#define ONYX__CLIP_CASE(NAME, tn, T, K, c, nlo, nhi) \
+#define ONYX__CLIP_CASE(NAME, tn, T, K, c, rule, nlo, nhi) \
   case ONYX_DTYPE_##NAME:                            \
     params->c.lo = onyx__bound_##tn(lo, nlo);        \
     params->c.hi = onyx__bound_##tn(hi, nhi);        \

@@ -224,14 +224,12 @@ static expect ref_element(onyx__kop op, onyx_dtype dt, uint64_t x, const bound *
   expect e = {0, false};
   if (is_float_type(dt)) {
     bool half = dt == ONYX_DTYPE_FLOAT16 || dt == ONYX_DTYPE_BFLOAT16;
+    (void)half;
     if (f_isnan(dt, x)) {
-      if (op == ONYX__KOP_CEIL || op == ONYX__KOP_FLOOR) {
-        e.any_nan = true;
-      } else {
-        /* Sign and Clip return x itself. Halves pass through float32 and
-         * back, which sets the quiet bit of a signalling NaN (pinned). */
-        e.bits = half ? x | f_quiet(dt) : x;
-      }
+      /* numpy: ceil and floor return the NaN quiet (the rounding
+       * instructions set the quiet bit); Sign and Clip return x itself,
+       * bits included, for every float type. */
+      e.bits = op == ONYX__KOP_CEIL || op == ONYX__KOP_FLOOR ? x | f_quiet(dt) : x;
       return e;
     }
     double v = f_value(dt, x), r = 0;
@@ -247,9 +245,15 @@ static expect ref_element(onyx__kop op, onyx_dtype dt, uint64_t x, const bound *
         break;
       case ONYX__KOP_CLIP:
         r = v;
-        /* A NaN bound is no bound; a tie returns the bound itself. */
-        if (lo->kind == B_VAL && r <= f_value(dt, lo->bits)) r = f_value(dt, lo->bits);
-        if (hi->kind == B_VAL && r >= f_value(dt, hi->bits)) r = f_value(dt, hi->bits);
+        /* A NaN bound is no bound. A tie (+0 against -0) returns the bound,
+         * except for float16, whose numpy clip keeps x. */
+        if (dt == ONYX_DTYPE_FLOAT16) {
+          if (lo->kind == B_VAL && r < f_value(dt, lo->bits)) r = f_value(dt, lo->bits);
+          if (hi->kind == B_VAL && r > f_value(dt, hi->bits)) r = f_value(dt, hi->bits);
+        } else {
+          if (lo->kind == B_VAL && r <= f_value(dt, lo->bits)) r = f_value(dt, lo->bits);
+          if (hi->kind == B_VAL && r >= f_value(dt, hi->bits)) r = f_value(dt, hi->bits);
+        }
         break;
       default:
         fail();
@@ -674,9 +678,11 @@ static const struct {
     {SIGN, F16, 0x8000, 0, 0, 0, 0, 0x0000},
     {SIGN, F16, 0x8001, 0, 0, 0, 0, 0xbc00},
     {SIGN, F16, 0x7e55, 0, 0, 0, 0, 0x7e55}, /* quiet NaN payload kept */
-    {SIGN, F16, 0x7c01, 0, 0, 0, 0, 0x7e01}, /* signalling NaN gains the quiet bit */
-    {CLIP, F16, 0x8000, 2, 0x0000, 0, 0, 0x0000},
-    {CLIP, F16, 0x0000, 0, 0, 2, 0x8000, 0x8000},
+    {SIGN, F16, 0x7c01, 0, 0, 0, 0, 0x7c01}, /* signalling NaN kept, as numpy's */
+    {CEIL, F16, 0x7c01, 0, 0, 0, 0, 0x7e01}, /* ceil quiets it, as numpy's */
+    {CLIP, F16, 0x7c01, 2, 0x0000, 2, 0x3c00, 0x7c01},
+    {CLIP, F16, 0x8000, 2, 0x0000, 0, 0, 0x8000}, /* numpy float16: a tie keeps x */
+    {CLIP, F16, 0x0000, 0, 0, 2, 0x8000, 0x0000},
     {CLIP, F16, 0x7bff, 1, 0x7e00, 2, 0x4000, 0x4000},
     {CLIP, F16, 0x4500, 2, 0x4200, 2, 0x4000, 0x4000}, /* 5, lo 3 > hi 2: 2 */
     /* bfloat16 */
@@ -689,7 +695,9 @@ static const struct {
     {SIGN, BF16, 0x8000, 0, 0, 0, 0, 0x0000},
     {SIGN, BF16, 0xff80, 0, 0, 0, 0, 0xbf80},
     {SIGN, BF16, 0x7fc5, 0, 0, 0, 0, 0x7fc5},
-    {SIGN, BF16, 0x7f81, 0, 0, 0, 0, 0x7fc1},
+    {SIGN, BF16, 0x7f81, 0, 0, 0, 0, 0x7f81},
+    {FLOOR, BF16, 0x7f81, 0, 0, 0, 0, 0x7fc1},
+    {CLIP, BF16, 0x8000, 2, 0x0000, 0, 0, 0x0000}, /* bfloat16: a tie gives the bound */
     {CLIP, BF16, 0x40a0, 2, 0x4040, 2, 0x4000, 0x4000},
     {CLIP, BF16, 0xc0a0, 1, 0x7fc0, 2, 0x4000, 0xc0a0},
     /* integers */

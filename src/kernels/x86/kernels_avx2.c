@@ -1,0 +1,327 @@
+/*
+ * AVX2 kernels (with FMA and F16C, which the AVX2 level requires; see
+ * src/cpu/cpu.c). Compiled with -mavx2 -mfma -mf16c only. 256-bit vectors;
+ * tails go to the scalar kernel. float16 converts with F16C, whose
+ * VCVTPS2PH keeps a NaN's top payload bits and sets the quiet bit exactly
+ * as onyx__f32_to_f16 does; bfloat16 widens and narrows by moving bits
+ * (see simd_common.h for why that is exact).
+ */
+#include <immintrin.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "kernels/kernels.h"
+#include "simd_common.h"
+
+#define ONYX__SIMD_ISA avx2
+#define ONYX__SIMD_MASKED 0
+
+/* ---- float32 ------------------------------------------------------------- */
+
+typedef __m256 onyx__v_f32;
+#define ONYX__N_f32 8
+static inline __m256 onyx__ld_f32(const float *p) { return _mm256_loadu_ps(p); }
+static inline void onyx__st_f32(float *p, __m256 v) { _mm256_storeu_ps(p, v); }
+static inline void onyx__stnt_f32(float *p, __m256 v) { _mm256_stream_ps(p, v); }
+
+typedef struct {
+  __m256 lo, hi;
+} onyx__cx_f32;
+static inline bool onyx__cx_set_f32(onyx__cx_f32 *c, const onyx__kparams *p) {
+  c->lo = _mm256_set1_ps(p ? p->f32.lo : 0.0f);
+  c->hi = _mm256_set1_ps(p ? p->f32.hi : 0.0f);
+  return p == NULL || onyx__simd_fbounds_ok(p->f32.lo, p->f32.hi);
+}
+
+static inline __m256 onyx__ceil_f32(__m256 v, const onyx__cx_f32 *c) {
+  (void)c;
+  const __m256 r = _mm256_round_ps(v, _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC);
+  return ONYX__SIMD_ROUND_KEEPS_NAN ? _mm256_blendv_ps(r, v, _mm256_cmp_ps(v, v, _CMP_UNORD_Q)) : r;
+}
+static inline __m256 onyx__floor_f32(__m256 v, const onyx__cx_f32 *c) {
+  (void)c;
+  const __m256 r = _mm256_round_ps(v, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
+  return ONYX__SIMD_ROUND_KEEPS_NAN ? _mm256_blendv_ps(r, v, _mm256_cmp_ps(v, v, _CMP_UNORD_Q)) : r;
+}
+/* +-1 with x's sign where x is a nonzero number, +0 for +-0, x for NaN. */
+static inline __m256 onyx__sign_f32(__m256 v, const onyx__cx_f32 *c) {
+  (void)c;
+  const __m256 one = _mm256_or_ps(_mm256_and_ps(v, _mm256_set1_ps(-0.0f)), _mm256_set1_ps(1.0f));
+  const __m256 r = _mm256_and_ps(one, _mm256_cmp_ps(v, _mm256_setzero_ps(), _CMP_NEQ_OQ));
+  return _mm256_blendv_ps(r, v, _mm256_cmp_ps(v, v, _CMP_UNORD_Q));
+}
+/* With bounds that are not NaN, "!(x <= lo)" is "x > lo || isnan(x)". */
+static inline __m256 onyx__clip_f32(__m256 v, const onyx__cx_f32 *c) {
+  const __m256 t = _mm256_blendv_ps(c->lo, v, _mm256_cmp_ps(v, c->lo, _CMP_NLE_UQ));
+  return _mm256_blendv_ps(c->hi, t, _mm256_cmp_ps(t, c->hi, _CMP_NGE_UQ));
+}
+
+/* ---- float64 ------------------------------------------------------------- */
+
+typedef __m256d onyx__v_f64;
+#define ONYX__N_f64 4
+static inline __m256d onyx__ld_f64(const double *p) { return _mm256_loadu_pd(p); }
+static inline void onyx__st_f64(double *p, __m256d v) { _mm256_storeu_pd(p, v); }
+static inline void onyx__stnt_f64(double *p, __m256d v) { _mm256_stream_pd(p, v); }
+
+typedef struct {
+  __m256d lo, hi;
+} onyx__cx_f64;
+static inline bool onyx__cx_set_f64(onyx__cx_f64 *c, const onyx__kparams *p) {
+  c->lo = _mm256_set1_pd(p ? p->f64.lo : 0.0);
+  c->hi = _mm256_set1_pd(p ? p->f64.hi : 0.0);
+  return p == NULL || onyx__simd_fbounds_ok(p->f64.lo, p->f64.hi);
+}
+
+static inline __m256d onyx__ceil_f64(__m256d v, const onyx__cx_f64 *c) {
+  (void)c;
+  const __m256d r = _mm256_round_pd(v, _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC);
+  return ONYX__SIMD_ROUND_KEEPS_NAN ? _mm256_blendv_pd(r, v, _mm256_cmp_pd(v, v, _CMP_UNORD_Q)) : r;
+}
+static inline __m256d onyx__floor_f64(__m256d v, const onyx__cx_f64 *c) {
+  (void)c;
+  const __m256d r = _mm256_round_pd(v, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
+  return ONYX__SIMD_ROUND_KEEPS_NAN ? _mm256_blendv_pd(r, v, _mm256_cmp_pd(v, v, _CMP_UNORD_Q)) : r;
+}
+static inline __m256d onyx__sign_f64(__m256d v, const onyx__cx_f64 *c) {
+  (void)c;
+  const __m256d one = _mm256_or_pd(_mm256_and_pd(v, _mm256_set1_pd(-0.0)), _mm256_set1_pd(1.0));
+  const __m256d r = _mm256_and_pd(one, _mm256_cmp_pd(v, _mm256_setzero_pd(), _CMP_NEQ_OQ));
+  return _mm256_blendv_pd(r, v, _mm256_cmp_pd(v, v, _CMP_UNORD_Q));
+}
+static inline __m256d onyx__clip_f64(__m256d v, const onyx__cx_f64 *c) {
+  const __m256d t = _mm256_blendv_pd(c->lo, v, _mm256_cmp_pd(v, c->lo, _CMP_NLE_UQ));
+  return _mm256_blendv_pd(c->hi, t, _mm256_cmp_pd(t, c->hi, _CMP_NGE_UQ));
+}
+
+/* ---- float16 and bfloat16: the shared float32 arithmetic ---------------- */
+
+/* VROUNDPS quiets NaNs itself, which is what narrowing does too. */
+static inline __m256 onyx__hround_up(__m256 v) {
+  return _mm256_round_ps(v, _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC);
+}
+static inline __m256 onyx__hround_down(__m256 v) {
+  return _mm256_round_ps(v, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
+}
+
+/* ---- float16, through float32 with F16C ---------------------------------- */
+
+typedef __m256 onyx__v_h32;
+typedef onyx__cx_f32 onyx__cx_h32;
+#define ONYX__N_h16 8
+static inline bool onyx__cx_set_h32(onyx__cx_h32 *c, const onyx__kparams *p) {
+  return onyx__cx_set_f32(c, p);
+}
+static inline __m256 onyx__ld_h16(const uint16_t *p) {
+  return _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)p));
+}
+/* VCVTPS2PH rounds to nearest even and keeps a NaN's top payload bits with
+ * the quiet bit set, as onyx__f32_to_f16 does. */
+static inline __m128i onyx__narrow_h16(__m256 v) {
+  return _mm256_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+}
+static inline void onyx__st_h16(uint16_t *p, __m256 v) {
+  _mm_storeu_si128((__m128i *)p, onyx__narrow_h16(v));
+}
+static inline void onyx__stnt_h16(uint16_t *p, __m256 v) {
+  _mm_stream_si128((__m128i *)p, onyx__narrow_h16(v));
+}
+static inline __m256 onyx__ceil_h32(__m256 v, const onyx__cx_h32 *c) {
+  (void)c;
+  return onyx__hround_up(v);
+}
+static inline __m256 onyx__floor_h32(__m256 v, const onyx__cx_h32 *c) {
+  (void)c;
+  return onyx__hround_down(v);
+}
+
+/* ---- bfloat16, through float32 --------------------------------------------- */
+
+/*
+ * Sixteen elements as two float32 vectors: unpacking the bits against zero
+ * puts each element in the top half of a float32 lane (exactly
+ * onyx__bf16_to_f32), elements 0-3 and 8-11 in a, 4-7 and 12-15 in b;
+ * shifting back down and packing restores the order.
+ */
+typedef struct {
+  __m256 a, b;
+} onyx__v_b32;
+typedef onyx__cx_f32 onyx__cx_b32;
+#define ONYX__N_b16 16
+static inline bool onyx__cx_set_b32(onyx__cx_b32 *c, const onyx__kparams *p) {
+  return onyx__cx_set_f32(c, p);
+}
+static inline onyx__v_b32 onyx__ld_b16(const uint16_t *p) {
+  const __m256i v = _mm256_loadu_si256((const __m256i *)p), z = _mm256_setzero_si256();
+  onyx__v_b32 r = {_mm256_castsi256_ps(_mm256_unpacklo_epi16(z, v)),
+                   _mm256_castsi256_ps(_mm256_unpackhi_epi16(z, v))};
+  return r;
+}
+/* Ceil and Floor of a bfloat16 value are bfloat16 values, NaNs quiet
+ * already (the rounding instruction quiets them): narrowing is taking the
+ * top halves. */
+static inline __m256i onyx__narrow_b16(onyx__v_b32 v) {
+  return _mm256_packus_epi32(_mm256_srli_epi32(_mm256_castps_si256(v.a), 16),
+                             _mm256_srli_epi32(_mm256_castps_si256(v.b), 16));
+}
+static inline void onyx__st_b16(uint16_t *p, onyx__v_b32 v) {
+  _mm256_storeu_si256((__m256i *)p, onyx__narrow_b16(v));
+}
+static inline void onyx__stnt_b16(uint16_t *p, onyx__v_b32 v) {
+  _mm256_stream_si256((__m256i *)p, onyx__narrow_b16(v));
+}
+static inline onyx__v_b32 onyx__ceil_b32(onyx__v_b32 v, const onyx__cx_b32 *c) {
+  (void)c;
+  onyx__v_b32 r = {onyx__hround_up(v.a), onyx__hround_up(v.b)};
+  return r;
+}
+static inline onyx__v_b32 onyx__floor_b32(onyx__v_b32 v, const onyx__cx_b32 *c) {
+  (void)c;
+  onyx__v_b32 r = {onyx__hround_down(v.a), onyx__hround_down(v.b)};
+  return r;
+}
+
+/* ---- Integers -------------------------------------------------------------- */
+
+/* Every integer class computes in a __m256i of its own lane width. */
+#define ONYX__INT_CLASS(c, T, N)                                                               \
+  typedef __m256i onyx__v_##c;                                                                 \
+  enum { ONYX__N_##c = N };                                                                    \
+  static inline __m256i onyx__ld_##c(const T *p) { return _mm256_loadu_si256((const __m256i *)p); } \
+  static inline void onyx__st_##c(T *p, __m256i v) { _mm256_storeu_si256((__m256i *)p, v); }  \
+  static inline void onyx__stnt_##c(T *p, __m256i v) { _mm256_stream_si256((__m256i *)p, v); } \
+  typedef struct {                                                                             \
+    __m256i lo, hi;                                                                            \
+  } onyx__cx_##c;
+ONYX__INT_CLASS(s8, int8_t, 32)
+ONYX__INT_CLASS(s16, int16_t, 16)
+ONYX__INT_CLASS(s32, int32_t, 8)
+ONYX__INT_CLASS(s64, int64_t, 4)
+ONYX__INT_CLASS(u8, uint8_t, 32)
+ONYX__INT_CLASS(u16, uint16_t, 16)
+ONYX__INT_CLASS(u32, uint32_t, 8)
+ONYX__INT_CLASS(u64, uint64_t, 4)
+
+/* Bounds in the lane type. The unsigned 64-bit bounds are stored with the
+ * sign bit flipped, the domain in which its signed compares order them. */
+#define ONYX__SINT_SET(c, SET1, LT, MIN, MAX)                                    \
+  static inline bool onyx__cx_set_##c(onyx__cx_##c *cx, const onyx__kparams *p) { \
+    bool ok = p == NULL || onyx__simd_sbounds_ok(p, MIN, MAX);                   \
+    cx->lo = SET1(ok && p ? (LT)p->i64.lo : 0);                                  \
+    cx->hi = SET1(ok && p ? (LT)p->i64.hi : 0);                                  \
+    return ok;                                                                   \
+  }
+#define ONYX__UINT_SET(c, SET1, LT, MAX, FLIP)                                   \
+  static inline bool onyx__cx_set_##c(onyx__cx_##c *cx, const onyx__kparams *p) { \
+    bool ok = p == NULL || onyx__simd_ubounds_ok(p, MAX);                        \
+    cx->lo = SET1((LT)((ok && p ? p->u64.lo : 0) ^ (FLIP)));                     \
+    cx->hi = SET1((LT)((ok && p ? p->u64.hi : 0) ^ (FLIP)));                     \
+    return ok;                                                                   \
+  }
+ONYX__SINT_SET(s8, _mm256_set1_epi8, char, INT8_MIN, INT8_MAX)
+ONYX__SINT_SET(s16, _mm256_set1_epi16, short, INT16_MIN, INT16_MAX)
+ONYX__SINT_SET(s32, _mm256_set1_epi32, int, INT32_MIN, INT32_MAX)
+ONYX__SINT_SET(s64, _mm256_set1_epi64x, long long, INT64_MIN, INT64_MAX)
+ONYX__UINT_SET(u8, _mm256_set1_epi8, char, UINT8_MAX, 0u)
+ONYX__UINT_SET(u16, _mm256_set1_epi16, short, UINT16_MAX, 0u)
+ONYX__UINT_SET(u32, _mm256_set1_epi32, int, UINT32_MAX, 0u)
+ONYX__UINT_SET(u64, _mm256_set1_epi64x, long long, UINT64_MAX, UINT64_C(0x8000000000000000))
+
+/* Sign: VPSIGN gives -1, 0 or 1 times its first operand; for 64-bit lanes
+ * (x < 0) - (x > 0) in compare masks; unsigned: min(x, 1). Clip: max then
+ * min, as compare and blend for 64-bit lanes, which have no max in AVX2. */
+#define ONYX__SIGN_PSIGN(c, BITS)                                               \
+  static inline __m256i onyx__sign_##c(__m256i v, const onyx__cx_##c *cx) {     \
+    (void)cx;                                                                   \
+    return _mm256_sign_epi##BITS(_mm256_set1_epi##BITS(1), v);                  \
+  }
+#define ONYX__SIGN_UMIN(c, BITS)                                                \
+  static inline __m256i onyx__sign_##c(__m256i v, const onyx__cx_##c *cx) {     \
+    (void)cx;                                                                   \
+    return _mm256_min_epu##BITS(v, _mm256_set1_epi##BITS(1));                   \
+  }
+#define ONYX__CLIP_MAXMIN(c, SU, BITS)                                          \
+  static inline __m256i onyx__clip_##c(__m256i v, const onyx__cx_##c *cx) {     \
+    return _mm256_min_##SU##BITS(_mm256_max_##SU##BITS(v, cx->lo), cx->hi);     \
+  }
+ONYX__SIGN_PSIGN(s8, 8)
+ONYX__SIGN_PSIGN(s16, 16)
+ONYX__SIGN_PSIGN(s32, 32)
+ONYX__SIGN_UMIN(u8, 8)
+ONYX__SIGN_UMIN(u16, 16)
+ONYX__SIGN_UMIN(u32, 32)
+ONYX__CLIP_MAXMIN(s8, epi, 8)
+ONYX__CLIP_MAXMIN(s16, epi, 16)
+ONYX__CLIP_MAXMIN(s32, epi, 32)
+ONYX__CLIP_MAXMIN(u8, epu, 8)
+ONYX__CLIP_MAXMIN(u16, epu, 16)
+ONYX__CLIP_MAXMIN(u32, epu, 32)
+
+static inline __m256i onyx__sign_s64(__m256i v, const onyx__cx_s64 *cx) {
+  (void)cx;
+  const __m256i z = _mm256_setzero_si256();
+  return _mm256_sub_epi64(_mm256_cmpgt_epi64(z, v), _mm256_cmpgt_epi64(v, z));
+}
+static inline __m256i onyx__sign_u64(__m256i v, const onyx__cx_u64 *cx) {
+  (void)cx;
+  return _mm256_andnot_si256(_mm256_cmpeq_epi64(v, _mm256_setzero_si256()), _mm256_set1_epi64x(1));
+}
+static inline __m256i onyx__clip_s64(__m256i v, const onyx__cx_s64 *cx) {
+  const __m256i t = _mm256_blendv_epi8(cx->lo, v, _mm256_cmpgt_epi64(v, cx->lo));
+  return _mm256_blendv_epi8(cx->hi, t, _mm256_cmpgt_epi64(cx->hi, t));
+}
+static inline __m256i onyx__clip_u64(__m256i v, const onyx__cx_u64 *cx) {
+  const __m256i flip = _mm256_set1_epi64x((long long)UINT64_C(0x8000000000000000));
+  const __m256i f = _mm256_xor_si256(v, flip);
+  const __m256i t = _mm256_blendv_epi8(cx->lo, f, _mm256_cmpgt_epi64(f, cx->lo));
+  return _mm256_xor_si256(_mm256_blendv_epi8(cx->hi, t, _mm256_cmpgt_epi64(cx->hi, t)), flip);
+}
+
+/* ---- float16 and bfloat16 Sign and Clip, on the bits (simd_common.h) ---- */
+
+/* a > b as a lane mask; with TIES_X, a >= b (not b > a), which lets a tie
+ * keep x (see simd_common.h). */
+#define ONYX__HALF_GT(a, b, TIES_X) \
+  ((TIES_X) ? _mm256_xor_si256(_mm256_cmpgt_epi16(b, a), _mm256_set1_epi8(-1)) : _mm256_cmpgt_epi16(a, b))
+
+#define ONYX__HALF_INT_CLASS(k, BF16, INF, TIES_X, ONE)                                          \
+  typedef __m256i onyx__v_##k;                                                                   \
+  typedef struct {                                                                            \
+    __m256i lo, hi, klo, khi;                                                                    \
+  } onyx__cx_##k;                                                                             \
+  static inline bool onyx__cx_set_##k(onyx__cx_##k *c, const onyx__kparams *p) {                \
+    uint16_t lo = 0, hi = 0;                                                                    \
+    int16_t klo = 0, khi = 0;                                                                   \
+    bool ok = p == NULL || (onyx__simd_half_bound(BF16, p->f32.lo, &lo, &klo) &&                \
+                            onyx__simd_half_bound(BF16, p->f32.hi, &hi, &khi));                 \
+    c->lo = _mm256_set1_epi16((short)lo);                                                        \
+    c->hi = _mm256_set1_epi16((short)hi);                                                        \
+    c->klo = _mm256_set1_epi16(klo);                                                             \
+    c->khi = _mm256_set1_epi16(khi);                                                             \
+    return ok;                                                                                  \
+  }                                                                                             \
+  static inline __m256i onyx__sign_##k(__m256i v, const onyx__cx_##k *c) {                              \
+    (void)c;                                                                                    \
+    const __m256i a = _mm256_and_si256(v, _mm256_set1_epi16(0x7fff));                                   \
+    const __m256i nan = _mm256_cmpgt_epi16(a, _mm256_set1_epi16(INF));                                \
+    const __m256i zero = _mm256_cmpeq_epi16(a, _mm256_setzero_si256());                                 \
+    const __m256i one = _mm256_or_si256(_mm256_and_si256(v, _mm256_set1_epi16((short)0x8000)),            \
+                                 _mm256_set1_epi16(ONE));                                        \
+    return _mm256_blendv_epi8(_mm256_andnot_si256(zero, one),                                       \
+                             v, nan);                    \
+  }                                                                                             \
+  static inline __m256i onyx__clip_##k(__m256i v, const onyx__cx_##k *c) {                              \
+    const __m256i a = _mm256_and_si256(v, _mm256_set1_epi16(0x7fff));                                   \
+    const __m256i key = _mm256_sign_epi16(a, v);                                                     \
+    const __m256i nan = _mm256_cmpgt_epi16(a, _mm256_set1_epi16(INF));                                \
+    const __m256i m1 = _mm256_or_si256(ONYX__HALF_GT(key, c->klo, TIES_X), nan);                           \
+    const __m256i t = _mm256_blendv_epi8(c->lo, v, m1);                                              \
+    const __m256i kt = _mm256_blendv_epi8(c->klo, key, m1);                                          \
+    const __m256i m2 = _mm256_or_si256(ONYX__HALF_GT(c->khi, kt, TIES_X), nan);                            \
+    const __m256i y = _mm256_blendv_epi8(c->hi, t, m2);                                              \
+    return y;                        \
+  }
+ONYX__HALF_INT_CLASS(hi16, false, 0x7c00, 1, 0x3c00)
+ONYX__HALF_INT_CLASS(bi16, true, 0x7f80, 0, 0x3f80)
+
+#include "simd_generate.h"

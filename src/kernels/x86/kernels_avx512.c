@@ -1,0 +1,341 @@
+/*
+ * AVX-512 kernels (F, BW, DQ, VL; F16C and FMA come with the level).
+ * Compiled with -mavx512f -mavx512bw -mavx512dq -mavx512vl -mf16c -mfma
+ * only. 512-bit vectors; tails use masked loads and stores, which touch
+ * (and fault on) no masked-off element. float16 converts with the AVX-512F
+ * forms of VCVTPH2PS / VCVTPS2PH, which behave as the F16C ones (the
+ * AVX512-FP16 and AVX512-BF16 extensions are not used, so no feature
+ * beyond the level is needed); bfloat16 widens and narrows by moving bits
+ * (see simd_common.h for why that is exact).
+ */
+#include <immintrin.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "kernels/kernels.h"
+#include "simd_common.h"
+
+#define ONYX__SIMD_ISA avx512
+#define ONYX__SIMD_MASKED 1
+
+/* The mask of the first r lanes, r below the lane count. */
+static inline __mmask8 onyx__m8(size_t r) { return (__mmask8)((1u << r) - 1u); }
+static inline __mmask16 onyx__m16(size_t r) { return (__mmask16)((1u << r) - 1u); }
+static inline __mmask32 onyx__m32(size_t r) { return (__mmask32)((UINT32_C(1) << r) - 1u); }
+static inline __mmask64 onyx__m64(size_t r) { return (__mmask64)((UINT64_C(1) << r) - 1u); }
+
+/* ---- float32 ------------------------------------------------------------- */
+
+typedef __m512 onyx__v_f32;
+#define ONYX__N_f32 16
+static inline __m512 onyx__ld_f32(const float *p) { return _mm512_loadu_ps(p); }
+static inline void onyx__st_f32(float *p, __m512 v) { _mm512_storeu_ps(p, v); }
+static inline void onyx__stnt_f32(float *p, __m512 v) { _mm512_stream_ps(p, v); }
+static inline __m512 onyx__ldm_f32(const float *p, size_t r) {
+  return _mm512_maskz_loadu_ps(onyx__m16(r), p);
+}
+static inline void onyx__stm_f32(float *p, size_t r, __m512 v) {
+  _mm512_mask_storeu_ps(p, onyx__m16(r), v);
+}
+
+typedef struct {
+  __m512 lo, hi;
+} onyx__cx_f32;
+static inline bool onyx__cx_set_f32(onyx__cx_f32 *c, const onyx__kparams *p) {
+  c->lo = _mm512_set1_ps(p ? p->f32.lo : 0.0f);
+  c->hi = _mm512_set1_ps(p ? p->f32.hi : 0.0f);
+  return p == NULL || onyx__simd_fbounds_ok(p->f32.lo, p->f32.hi);
+}
+
+/* VRNDSCALEPS with scale 0 is ROUNDPS; masked to the ordered lanes, it
+ * leaves NaNs as they are. */
+#define ONYX__ROUND_PS(v, MODE)                                                                   \
+  (ONYX__SIMD_ROUND_KEEPS_NAN                                                                     \
+       ? _mm512_mask_roundscale_ps(v, _mm512_cmp_ps_mask(v, v, _CMP_ORD_Q), v,                   \
+                                   _MM_FROUND_TO_##MODE##_INF | _MM_FROUND_NO_EXC)                \
+       : _mm512_roundscale_ps(v, _MM_FROUND_TO_##MODE##_INF | _MM_FROUND_NO_EXC))
+static inline __m512 onyx__ceil_f32(__m512 v, const onyx__cx_f32 *c) {
+  (void)c;
+  return ONYX__ROUND_PS(v, POS);
+}
+static inline __m512 onyx__floor_f32(__m512 v, const onyx__cx_f32 *c) {
+  (void)c;
+  return ONYX__ROUND_PS(v, NEG);
+}
+/* +-1 with x's sign where x is a nonzero number, +0 for +-0, x for NaN. */
+static inline __m512 onyx__sign_f32(__m512 v, const onyx__cx_f32 *c) {
+  (void)c;
+  const __mmask16 nz = _mm512_cmp_ps_mask(v, _mm512_setzero_ps(), _CMP_NEQ_OQ);
+  const __m512 r = _mm512_maskz_or_ps(nz, _mm512_and_ps(v, _mm512_set1_ps(-0.0f)), _mm512_set1_ps(1.0f));
+  return _mm512_mask_mov_ps(r, _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q), v);
+}
+/* With bounds that are not NaN, "!(x <= lo)" is "x > lo || isnan(x)". */
+static inline __m512 onyx__clip_f32(__m512 v, const onyx__cx_f32 *c) {
+  const __m512 t = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(v, c->lo, _CMP_NLE_UQ), c->lo, v);
+  return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(t, c->hi, _CMP_NGE_UQ), c->hi, t);
+}
+
+/* ---- float64 ------------------------------------------------------------- */
+
+typedef __m512d onyx__v_f64;
+#define ONYX__N_f64 8
+static inline __m512d onyx__ld_f64(const double *p) { return _mm512_loadu_pd(p); }
+static inline void onyx__st_f64(double *p, __m512d v) { _mm512_storeu_pd(p, v); }
+static inline void onyx__stnt_f64(double *p, __m512d v) { _mm512_stream_pd(p, v); }
+static inline __m512d onyx__ldm_f64(const double *p, size_t r) {
+  return _mm512_maskz_loadu_pd(onyx__m8(r), p);
+}
+static inline void onyx__stm_f64(double *p, size_t r, __m512d v) {
+  _mm512_mask_storeu_pd(p, onyx__m8(r), v);
+}
+
+typedef struct {
+  __m512d lo, hi;
+} onyx__cx_f64;
+static inline bool onyx__cx_set_f64(onyx__cx_f64 *c, const onyx__kparams *p) {
+  c->lo = _mm512_set1_pd(p ? p->f64.lo : 0.0);
+  c->hi = _mm512_set1_pd(p ? p->f64.hi : 0.0);
+  return p == NULL || onyx__simd_fbounds_ok(p->f64.lo, p->f64.hi);
+}
+
+#define ONYX__ROUND_PD(v, MODE)                                                                   \
+  (ONYX__SIMD_ROUND_KEEPS_NAN                                                                     \
+       ? _mm512_mask_roundscale_pd(v, _mm512_cmp_pd_mask(v, v, _CMP_ORD_Q), v,                   \
+                                   _MM_FROUND_TO_##MODE##_INF | _MM_FROUND_NO_EXC)                \
+       : _mm512_roundscale_pd(v, _MM_FROUND_TO_##MODE##_INF | _MM_FROUND_NO_EXC))
+static inline __m512d onyx__ceil_f64(__m512d v, const onyx__cx_f64 *c) {
+  (void)c;
+  return ONYX__ROUND_PD(v, POS);
+}
+static inline __m512d onyx__floor_f64(__m512d v, const onyx__cx_f64 *c) {
+  (void)c;
+  return ONYX__ROUND_PD(v, NEG);
+}
+static inline __m512d onyx__sign_f64(__m512d v, const onyx__cx_f64 *c) {
+  (void)c;
+  const __mmask8 nz = _mm512_cmp_pd_mask(v, _mm512_setzero_pd(), _CMP_NEQ_OQ);
+  const __m512d r = _mm512_maskz_or_pd(nz, _mm512_and_pd(v, _mm512_set1_pd(-0.0)), _mm512_set1_pd(1.0));
+  return _mm512_mask_mov_pd(r, _mm512_cmp_pd_mask(v, v, _CMP_UNORD_Q), v);
+}
+static inline __m512d onyx__clip_f64(__m512d v, const onyx__cx_f64 *c) {
+  const __m512d t = _mm512_mask_blend_pd(_mm512_cmp_pd_mask(v, c->lo, _CMP_NLE_UQ), c->lo, v);
+  return _mm512_mask_blend_pd(_mm512_cmp_pd_mask(t, c->hi, _CMP_NGE_UQ), c->hi, t);
+}
+
+/* ---- float16 and bfloat16: the shared float32 arithmetic ---------------- */
+
+/* VRNDSCALEPS quiets NaNs itself, which is what narrowing does too. */
+static inline __m512 onyx__hround_up(__m512 v) {
+  return _mm512_roundscale_ps(v, _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC);
+}
+static inline __m512 onyx__hround_down(__m512 v) {
+  return _mm512_roundscale_ps(v, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
+}
+
+/* ---- float16, through float32 -------------------------------------------- */
+
+typedef __m512 onyx__v_h32;
+typedef onyx__cx_f32 onyx__cx_h32;
+#define ONYX__N_h16 16
+static inline bool onyx__cx_set_h32(onyx__cx_h32 *c, const onyx__kparams *p) {
+  return onyx__cx_set_f32(c, p);
+}
+static inline __m512 onyx__ld_h16(const uint16_t *p) {
+  return _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)p));
+}
+static inline __m512 onyx__ldm_h16(const uint16_t *p, size_t r) {
+  return _mm512_cvtph_ps(_mm256_maskz_loadu_epi16(onyx__m16(r), p));
+}
+/* VCVTPS2PH rounds to nearest even and keeps a NaN's top payload bits with
+ * the quiet bit set, as onyx__f32_to_f16 does. */
+static inline __m256i onyx__narrow_h16(__m512 v) {
+  return _mm512_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+}
+static inline void onyx__st_h16(uint16_t *p, __m512 v) {
+  _mm256_storeu_si256((__m256i *)p, onyx__narrow_h16(v));
+}
+static inline void onyx__stnt_h16(uint16_t *p, __m512 v) {
+  _mm256_stream_si256((__m256i *)p, onyx__narrow_h16(v));
+}
+static inline void onyx__stm_h16(uint16_t *p, size_t r, __m512 v) {
+  _mm256_mask_storeu_epi16(p, onyx__m16(r), onyx__narrow_h16(v));
+}
+static inline __m512 onyx__ceil_h32(__m512 v, const onyx__cx_h32 *c) {
+  (void)c;
+  return onyx__hround_up(v);
+}
+static inline __m512 onyx__floor_h32(__m512 v, const onyx__cx_h32 *c) {
+  (void)c;
+  return onyx__hround_down(v);
+}
+
+/* ---- bfloat16, through float32 --------------------------------------------- */
+
+/* Thirty-two elements as two float32 vectors: unpacking against zero puts
+ * each element in the top half of a float32 lane (exactly
+ * onyx__bf16_to_f32); shifting back down and packing, both within 128-bit
+ * lanes as the unpacks are, restores the order. */
+typedef struct {
+  __m512 a, b;
+} onyx__v_b32;
+typedef onyx__cx_f32 onyx__cx_b32;
+#define ONYX__N_b16 32
+static inline bool onyx__cx_set_b32(onyx__cx_b32 *c, const onyx__kparams *p) {
+  return onyx__cx_set_f32(c, p);
+}
+static inline onyx__v_b32 onyx__widen_b16(__m512i v) {
+  const __m512i z = _mm512_setzero_si512();
+  onyx__v_b32 r = {_mm512_castsi512_ps(_mm512_unpacklo_epi16(z, v)),
+                   _mm512_castsi512_ps(_mm512_unpackhi_epi16(z, v))};
+  return r;
+}
+static inline onyx__v_b32 onyx__ld_b16(const uint16_t *p) { return onyx__widen_b16(_mm512_loadu_si512(p)); }
+static inline onyx__v_b32 onyx__ldm_b16(const uint16_t *p, size_t r) {
+  return onyx__widen_b16(_mm512_maskz_loadu_epi16(onyx__m32(r), p));
+}
+/* Ceil and Floor of a bfloat16 value are bfloat16 values, NaNs quiet
+ * already (the rounding instruction quiets them): narrowing is taking the
+ * top halves. */
+static inline __m512i onyx__narrow_b16(onyx__v_b32 v) {
+  return _mm512_packus_epi32(_mm512_srli_epi32(_mm512_castps_si512(v.a), 16),
+                             _mm512_srli_epi32(_mm512_castps_si512(v.b), 16));
+}
+static inline void onyx__st_b16(uint16_t *p, onyx__v_b32 v) { _mm512_storeu_si512(p, onyx__narrow_b16(v)); }
+static inline void onyx__stnt_b16(uint16_t *p, onyx__v_b32 v) {
+  _mm512_stream_si512((void *)p, onyx__narrow_b16(v));
+}
+static inline void onyx__stm_b16(uint16_t *p, size_t r, onyx__v_b32 v) {
+  _mm512_mask_storeu_epi16(p, onyx__m32(r), onyx__narrow_b16(v));
+}
+static inline onyx__v_b32 onyx__ceil_b32(onyx__v_b32 v, const onyx__cx_b32 *c) {
+  (void)c;
+  onyx__v_b32 r = {onyx__hround_up(v.a), onyx__hround_up(v.b)};
+  return r;
+}
+static inline onyx__v_b32 onyx__floor_b32(onyx__v_b32 v, const onyx__cx_b32 *c) {
+  (void)c;
+  onyx__v_b32 r = {onyx__hround_down(v.a), onyx__hround_down(v.b)};
+  return r;
+}
+
+/* ---- Integers -------------------------------------------------------------- */
+
+/* Every integer class computes in a __m512i of its own lane width BITS,
+ * with masks of N = 512 / BITS lanes. */
+#define ONYX__INT_CLASS(c, T, N, BITS)                                                          \
+  typedef __m512i onyx__v_##c;                                                                  \
+  enum { ONYX__N_##c = N };                                                                     \
+  static inline __m512i onyx__ld_##c(const T *p) { return _mm512_loadu_si512(p); }              \
+  static inline void onyx__st_##c(T *p, __m512i v) { _mm512_storeu_si512(p, v); }               \
+  static inline void onyx__stnt_##c(T *p, __m512i v) { _mm512_stream_si512((void *)p, v); }     \
+  static inline __m512i onyx__ldm_##c(const T *p, size_t r) {                                   \
+    return _mm512_maskz_loadu_epi##BITS(onyx__m##N(r), p);                                      \
+  }                                                                                             \
+  static inline void onyx__stm_##c(T *p, size_t r, __m512i v) {                                 \
+    _mm512_mask_storeu_epi##BITS(p, onyx__m##N(r), v);                                          \
+  }                                                                                             \
+  typedef struct {                                                                              \
+    __m512i lo, hi;                                                                             \
+  } onyx__cx_##c;
+ONYX__INT_CLASS(s8, int8_t, 64, 8)
+ONYX__INT_CLASS(s16, int16_t, 32, 16)
+ONYX__INT_CLASS(s32, int32_t, 16, 32)
+ONYX__INT_CLASS(s64, int64_t, 8, 64)
+ONYX__INT_CLASS(u8, uint8_t, 64, 8)
+ONYX__INT_CLASS(u16, uint16_t, 32, 16)
+ONYX__INT_CLASS(u32, uint32_t, 16, 32)
+ONYX__INT_CLASS(u64, uint64_t, 8, 64)
+
+/* Bounds in the lane type. */
+#define ONYX__SINT_SET(c, SET1, LT, MIN, MAX)                                    \
+  static inline bool onyx__cx_set_##c(onyx__cx_##c *cx, const onyx__kparams *p) { \
+    bool ok = p == NULL || onyx__simd_sbounds_ok(p, MIN, MAX);                   \
+    cx->lo = SET1(ok && p ? (LT)p->i64.lo : 0);                                  \
+    cx->hi = SET1(ok && p ? (LT)p->i64.hi : 0);                                  \
+    return ok;                                                                   \
+  }
+#define ONYX__UINT_SET(c, SET1, LT, MAX)                                         \
+  static inline bool onyx__cx_set_##c(onyx__cx_##c *cx, const onyx__kparams *p) { \
+    bool ok = p == NULL || onyx__simd_ubounds_ok(p, MAX);                        \
+    cx->lo = SET1((LT)(ok && p ? p->u64.lo : 0));                                \
+    cx->hi = SET1((LT)(ok && p ? p->u64.hi : 0));                                \
+    return ok;                                                                   \
+  }
+ONYX__SINT_SET(s8, _mm512_set1_epi8, char, INT8_MIN, INT8_MAX)
+ONYX__SINT_SET(s16, _mm512_set1_epi16, short, INT16_MIN, INT16_MAX)
+ONYX__SINT_SET(s32, _mm512_set1_epi32, int, INT32_MIN, INT32_MAX)
+ONYX__SINT_SET(s64, _mm512_set1_epi64, long long, INT64_MIN, INT64_MAX)
+ONYX__UINT_SET(u8, _mm512_set1_epi8, char, UINT8_MAX)
+ONYX__UINT_SET(u16, _mm512_set1_epi16, short, UINT16_MAX)
+ONYX__UINT_SET(u32, _mm512_set1_epi32, int, UINT32_MAX)
+ONYX__UINT_SET(u64, _mm512_set1_epi64, long long, UINT64_MAX)
+
+/* Sign: max(min(x, 1), -1) for signed lanes, min(x, 1) for unsigned ones.
+ * Clip: max then min. AVX-512 has both for every lane width. */
+#define ONYX__INT_OPS(c, SU, BITS, SIGN)                                    \
+  static inline __m512i onyx__sign_##c(__m512i v, const onyx__cx_##c *cx) { \
+    (void)cx;                                                               \
+    return SIGN(v, BITS);                                                   \
+  }                                                                         \
+  static inline __m512i onyx__clip_##c(__m512i v, const onyx__cx_##c *cx) { \
+    return _mm512_min_##SU##BITS(_mm512_max_##SU##BITS(v, cx->lo), cx->hi); \
+  }
+#define ONYX__SIGN_S(v, BITS) \
+  _mm512_max_epi##BITS(_mm512_min_epi##BITS(v, _mm512_set1_epi##BITS(1)), _mm512_set1_epi##BITS(-1))
+#define ONYX__SIGN_U(v, BITS) _mm512_min_epu##BITS(v, _mm512_set1_epi##BITS(1))
+ONYX__INT_OPS(s8, epi, 8, ONYX__SIGN_S)
+ONYX__INT_OPS(s16, epi, 16, ONYX__SIGN_S)
+ONYX__INT_OPS(s32, epi, 32, ONYX__SIGN_S)
+ONYX__INT_OPS(s64, epi, 64, ONYX__SIGN_S)
+ONYX__INT_OPS(u8, epu, 8, ONYX__SIGN_U)
+ONYX__INT_OPS(u16, epu, 16, ONYX__SIGN_U)
+ONYX__INT_OPS(u32, epu, 32, ONYX__SIGN_U)
+ONYX__INT_OPS(u64, epu, 64, ONYX__SIGN_U)
+
+/* ---- float16 and bfloat16 Sign and Clip, on the bits (simd_common.h) ---- */
+
+/* a > b as a lane mask; with TIES_X, a >= b, which lets a tie keep x (see
+ * simd_common.h). */
+#define ONYX__HALF_GT(a, b, TIES_X) \
+  ((TIES_X) ? _mm512_cmpge_epi16_mask(a, b) : _mm512_cmpgt_epi16_mask(a, b))
+
+#define ONYX__HALF_INT_CLASS(k, BF16, INF, TIES_X, ONE)                                        \
+  typedef __m512i onyx__v_##k;                                                                \
+  typedef struct {                                                                            \
+    __m512i lo, hi, klo, khi;                                                                 \
+  } onyx__cx_##k;                                                                             \
+  static inline bool onyx__cx_set_##k(onyx__cx_##k *c, const onyx__kparams *p) {             \
+    uint16_t lo = 0, hi = 0;                                                                  \
+    int16_t klo = 0, khi = 0;                                                                 \
+    bool ok = p == NULL || (onyx__simd_half_bound(BF16, p->f32.lo, &lo, &klo) &&              \
+                            onyx__simd_half_bound(BF16, p->f32.hi, &hi, &khi));               \
+    c->lo = _mm512_set1_epi16((short)lo);                                                     \
+    c->hi = _mm512_set1_epi16((short)hi);                                                     \
+    c->klo = _mm512_set1_epi16(klo);                                                          \
+    c->khi = _mm512_set1_epi16(khi);                                                          \
+    return ok;                                                                                \
+  }                                                                                           \
+  static inline __m512i onyx__sign_##k(__m512i v, const onyx__cx_##k *c) {                    \
+    (void)c;                                                                                  \
+    const __m512i a = _mm512_and_si512(v, _mm512_set1_epi16(0x7fff));                         \
+    const __mmask32 nan = _mm512_cmpgt_epi16_mask(a, _mm512_set1_epi16(INF));                 \
+    const __mmask32 nz = _mm512_test_epi16_mask(a, a);                                        \
+    const __m512i one = _mm512_or_si512(_mm512_and_si512(v, _mm512_set1_epi16((short)0x8000)), \
+                                        _mm512_set1_epi16(ONE));                              \
+    return _mm512_mask_mov_epi16(_mm512_maskz_mov_epi16(nz, one), nan, v);                  \
+  }                                                                                           \
+  static inline __m512i onyx__clip_##k(__m512i v, const onyx__cx_##k *c) {                    \
+    const __m512i a = _mm512_and_si512(v, _mm512_set1_epi16(0x7fff));                         \
+    const __m512i key = _mm512_mask_sub_epi16(a, _mm512_movepi16_mask(v), _mm512_setzero_si512(), a); \
+    const __mmask32 nan = _mm512_cmpgt_epi16_mask(a, _mm512_set1_epi16(INF));                 \
+    const __mmask32 m1 = ONYX__HALF_GT(key, c->klo, TIES_X) | nan;                          \
+    const __m512i t = _mm512_mask_blend_epi16(m1, c->lo, v);                                  \
+    const __m512i kt = _mm512_mask_blend_epi16(m1, c->klo, key);                              \
+    const __mmask32 m2 = ONYX__HALF_GT(c->khi, kt, TIES_X) | nan;                           \
+    const __m512i y = _mm512_mask_blend_epi16(m2, c->hi, t);                                  \
+    return y;       \
+  }
+ONYX__HALF_INT_CLASS(hi16, false, 0x7c00, 1, 0x3c00)
+ONYX__HALF_INT_CLASS(bi16, true, 0x7f80, 0, 0x3f80)
+
+#include "simd_generate.h"

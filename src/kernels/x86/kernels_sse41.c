@@ -1,0 +1,357 @@
+/*
+ * SSE4.1 kernels. Compiled with -msse4.1 only (SSSE3's PSIGN and PSHUFB
+ * come with it; SSE4.2's PCMPGTQ does not, so Clip on 64-bit integers is
+ * left to the scalar kernel). 128-bit vectors; tails go to the scalar
+ * kernel. There is no F16C at this level, so float16 converts
+ * with integer operations, exactly as onyx__f16_to_f32 and onyx__f32_to_f16
+ * do; bfloat16 widens and narrows by moving bits (see simd_common.h for
+ * why that is exact).
+ */
+#include <smmintrin.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "kernels/kernels.h"
+#include "simd_common.h"
+
+#define ONYX__SIMD_ISA sse41
+#define ONYX__SIMD_MASKED 0
+/*
+ * No Clip on 64-bit integers at this level: without PCMPGTQ (SSE4.2) a
+ * 64-bit compare takes six instructions, and the vector kernel measured
+ * slower than the scalar one (which compiles to CMOVs), so dispatch uses
+ * the scalar kernel there.
+ */
+#define ONYX__SIMD_CLIP_TYPES(X) ONYX__SIMD_FLOAT_TYPES(X) ONYX__SIMD_INT_TYPES_NARROW(X)
+
+/* ---- float32 ------------------------------------------------------------- */
+
+typedef __m128 onyx__v_f32;
+#define ONYX__N_f32 4
+static inline __m128 onyx__ld_f32(const float *p) { return _mm_loadu_ps(p); }
+static inline void onyx__st_f32(float *p, __m128 v) { _mm_storeu_ps(p, v); }
+static inline void onyx__stnt_f32(float *p, __m128 v) { _mm_stream_ps(p, v); }
+
+typedef struct {
+  __m128 lo, hi;
+} onyx__cx_f32;
+static inline bool onyx__cx_set_f32(onyx__cx_f32 *c, const onyx__kparams *p) {
+  c->lo = _mm_set1_ps(p ? p->f32.lo : 0.0f);
+  c->hi = _mm_set1_ps(p ? p->f32.hi : 0.0f);
+  return p == NULL || onyx__simd_fbounds_ok(p->f32.lo, p->f32.hi);
+}
+
+static inline __m128 onyx__ceil_f32(__m128 v, const onyx__cx_f32 *c) {
+  (void)c;
+  const __m128 r = _mm_round_ps(v, _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC);
+  return ONYX__SIMD_ROUND_KEEPS_NAN ? _mm_blendv_ps(r, v, _mm_cmpunord_ps(v, v)) : r;
+}
+static inline __m128 onyx__floor_f32(__m128 v, const onyx__cx_f32 *c) {
+  (void)c;
+  const __m128 r = _mm_round_ps(v, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
+  return ONYX__SIMD_ROUND_KEEPS_NAN ? _mm_blendv_ps(r, v, _mm_cmpunord_ps(v, v)) : r;
+}
+/* +-1 with x's sign where x is a nonzero number, +0 for +-0, x for NaN
+ * (CMPNEQPS is true for NaN too; the blend then puts x back). */
+static inline __m128 onyx__sign_f32(__m128 v, const onyx__cx_f32 *c) {
+  (void)c;
+  const __m128 one = _mm_or_ps(_mm_and_ps(v, _mm_set1_ps(-0.0f)), _mm_set1_ps(1.0f));
+  const __m128 r = _mm_and_ps(one, _mm_cmpneq_ps(v, _mm_setzero_ps()));
+  return _mm_blendv_ps(r, v, _mm_cmpunord_ps(v, v));
+}
+/* With bounds that are not NaN, CMPNLEPS ("!(x <= lo)") is "x > lo ||
+ * isnan(x)" and CMPNGEPS ("!(t >= hi)") is "t < hi || isnan(t)". */
+static inline __m128 onyx__clip_f32(__m128 v, const onyx__cx_f32 *c) {
+  const __m128 t = _mm_blendv_ps(c->lo, v, _mm_cmpnle_ps(v, c->lo));
+  return _mm_blendv_ps(c->hi, t, _mm_cmpnge_ps(t, c->hi));
+}
+
+/* ---- float64 ------------------------------------------------------------- */
+
+typedef __m128d onyx__v_f64;
+#define ONYX__N_f64 2
+static inline __m128d onyx__ld_f64(const double *p) { return _mm_loadu_pd(p); }
+static inline void onyx__st_f64(double *p, __m128d v) { _mm_storeu_pd(p, v); }
+static inline void onyx__stnt_f64(double *p, __m128d v) { _mm_stream_pd(p, v); }
+
+typedef struct {
+  __m128d lo, hi;
+} onyx__cx_f64;
+static inline bool onyx__cx_set_f64(onyx__cx_f64 *c, const onyx__kparams *p) {
+  c->lo = _mm_set1_pd(p ? p->f64.lo : 0.0);
+  c->hi = _mm_set1_pd(p ? p->f64.hi : 0.0);
+  return p == NULL || onyx__simd_fbounds_ok(p->f64.lo, p->f64.hi);
+}
+
+static inline __m128d onyx__ceil_f64(__m128d v, const onyx__cx_f64 *c) {
+  (void)c;
+  const __m128d r = _mm_round_pd(v, _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC);
+  return ONYX__SIMD_ROUND_KEEPS_NAN ? _mm_blendv_pd(r, v, _mm_cmpunord_pd(v, v)) : r;
+}
+static inline __m128d onyx__floor_f64(__m128d v, const onyx__cx_f64 *c) {
+  (void)c;
+  const __m128d r = _mm_round_pd(v, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
+  return ONYX__SIMD_ROUND_KEEPS_NAN ? _mm_blendv_pd(r, v, _mm_cmpunord_pd(v, v)) : r;
+}
+static inline __m128d onyx__sign_f64(__m128d v, const onyx__cx_f64 *c) {
+  (void)c;
+  const __m128d one = _mm_or_pd(_mm_and_pd(v, _mm_set1_pd(-0.0)), _mm_set1_pd(1.0));
+  const __m128d r = _mm_and_pd(one, _mm_cmpneq_pd(v, _mm_setzero_pd()));
+  return _mm_blendv_pd(r, v, _mm_cmpunord_pd(v, v));
+}
+static inline __m128d onyx__clip_f64(__m128d v, const onyx__cx_f64 *c) {
+  const __m128d t = _mm_blendv_pd(c->lo, v, _mm_cmpnle_pd(v, c->lo));
+  return _mm_blendv_pd(c->hi, t, _mm_cmpnge_pd(t, c->hi));
+}
+
+/* ---- float16, through float32 with integer conversions ------------------- */
+
+/*
+ * onyx__f16_to_f32 on four lanes of half bits (zero-extended to 32): the
+ * exponent is rebiased by adding 112 << 23; infinities and NaNs (exponent
+ * 31) get the rest of the float's exponent range, their payload untouched;
+ * subnormals (exponent 0) are made the normal 2^-14 * (1 + m/1024) and
+ * 2^-14 is subtracted, which leaves m * 2^-24 exactly (zero for m = 0).
+ */
+static inline __m128 onyx__widen_h16(__m128i h) {
+  const __m128i e = _mm_set1_epi32(0x0f800000);
+  __m128i o = _mm_slli_epi32(_mm_and_si128(h, _mm_set1_epi32(0x7fff)), 13);
+  const __m128i exp = _mm_and_si128(o, e);
+  o = _mm_add_epi32(o, _mm_set1_epi32(112 << 23));
+  o = _mm_add_epi32(o, _mm_and_si128(_mm_cmpeq_epi32(exp, e), _mm_set1_epi32(112 << 23)));
+  const __m128 sub = _mm_sub_ps(_mm_castsi128_ps(_mm_add_epi32(o, _mm_set1_epi32(1 << 23))),
+                                _mm_castsi128_ps(_mm_set1_epi32(113 << 23)));
+  o = _mm_blendv_epi8(o, _mm_castps_si128(sub), _mm_cmpeq_epi32(exp, _mm_setzero_si128()));
+  return _mm_castsi128_ps(_mm_or_si128(o, _mm_slli_epi32(_mm_and_si128(h, _mm_set1_epi32(0x8000)), 16)));
+}
+
+/*
+ * onyx__f32_to_f16 on four lanes, giving half bits in the low 16 bits of
+ * each 32-bit lane. On the magnitude a: normal results rebias and round to
+ * nearest even in integer arithmetic (a carry out of the mantissa correctly
+ * bumps the exponent, up to infinity); subnormal results come from a float
+ * addition of 0.5, whose ulp is the half subnormal step, so the addition
+ * itself rounds to nearest even; a >= 65520 overflows to infinity through
+ * the same rounding; NaNs keep their top payload bits and gain the quiet
+ * bit.
+ */
+static inline __m128i onyx__narrow_h16(__m128 v) {
+  const __m128i u = _mm_castps_si128(v);
+  const __m128i a = _mm_and_si128(u, _mm_set1_epi32(0x7fffffff));
+  const __m128i odd = _mm_and_si128(_mm_srli_epi32(a, 13), _mm_set1_epi32(1));
+  __m128i normal = _mm_add_epi32(a, _mm_set1_epi32((int)(0xc8000000u + 0xfffu)));
+  normal = _mm_srli_epi32(_mm_add_epi32(normal, odd), 13);
+  const __m128 magic = _mm_castsi128_ps(_mm_set1_epi32(126 << 23));
+  const __m128i sub = _mm_sub_epi32(_mm_castps_si128(_mm_add_ps(_mm_castsi128_ps(a), magic)),
+                                    _mm_castps_si128(magic));
+  __m128i r = _mm_blendv_epi8(normal, sub, _mm_cmplt_epi32(a, _mm_set1_epi32(0x38800000)));
+  const __m128i big = _mm_cmpgt_epi32(a, _mm_set1_epi32(0x477fffff));
+  r = _mm_blendv_epi8(r, _mm_set1_epi32(0x7c00), big);
+  const __m128i nan = _mm_cmpgt_epi32(a, _mm_set1_epi32(0x7f800000));
+  const __m128i nanbits = _mm_or_si128(_mm_set1_epi32(0x7e00),
+                                       _mm_and_si128(_mm_srli_epi32(a, 13), _mm_set1_epi32(0x3ff)));
+  r = _mm_blendv_epi8(r, nanbits, nan);
+  return _mm_or_si128(r, _mm_and_si128(_mm_srli_epi32(u, 16), _mm_set1_epi32(0x8000)));
+}
+
+typedef __m128 onyx__v_h32;
+typedef onyx__cx_f32 onyx__cx_h32;
+#define ONYX__N_h16 4
+static inline bool onyx__cx_set_h32(onyx__cx_h32 *c, const onyx__kparams *p) {
+  return onyx__cx_set_f32(c, p);
+}
+static inline __m128 onyx__ld_h16(const uint16_t *p) {
+  return onyx__widen_h16(_mm_cvtepu16_epi32(_mm_loadl_epi64((const __m128i *)p)));
+}
+static inline void onyx__st_h16(uint16_t *p, __m128 v) {
+  const __m128i r = onyx__narrow_h16(v);
+  _mm_storel_epi64((__m128i *)p, _mm_packus_epi32(r, r));
+}
+static inline void onyx__stnt_h16(uint16_t *p, __m128 v) {
+  const __m128i r = onyx__narrow_h16(v);
+  _mm_stream_si64((long long *)(void *)p, _mm_cvtsi128_si64(_mm_packus_epi32(r, r)));
+}
+/* ROUNDPS quiets NaNs itself, which is what narrowing does too. */
+static inline __m128 onyx__ceil_h32(__m128 v, const onyx__cx_h32 *c) {
+  (void)c;
+  return _mm_round_ps(v, _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC);
+}
+static inline __m128 onyx__floor_h32(__m128 v, const onyx__cx_h32 *c) {
+  (void)c;
+  return _mm_round_ps(v, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
+}
+
+/* ---- bfloat16, through float32 --------------------------------------------- */
+
+
+/* Eight elements as two float32 vectors: unpacking against zero puts each
+ * element in the top half of a float32 lane (exactly onyx__bf16_to_f32);
+ * shifting back down and packing restores them. */
+typedef struct {
+  __m128 a, b;
+} onyx__v_b32;
+typedef onyx__cx_f32 onyx__cx_b32;
+#define ONYX__N_b16 8
+static inline bool onyx__cx_set_b32(onyx__cx_b32 *c, const onyx__kparams *p) {
+  return onyx__cx_set_f32(c, p);
+}
+static inline onyx__v_b32 onyx__ld_b16(const uint16_t *p) {
+  const __m128i v = _mm_loadu_si128((const __m128i *)p), z = _mm_setzero_si128();
+  onyx__v_b32 r = {_mm_castsi128_ps(_mm_unpacklo_epi16(z, v)), _mm_castsi128_ps(_mm_unpackhi_epi16(z, v))};
+  return r;
+}
+/* Ceil and Floor of a bfloat16 value are bfloat16 values, NaNs quiet
+ * already (the rounding instruction quiets them): narrowing is taking the
+ * top halves. */
+static inline __m128i onyx__narrow_b16(onyx__v_b32 v) {
+  return _mm_packus_epi32(_mm_srli_epi32(_mm_castps_si128(v.a), 16),
+                          _mm_srli_epi32(_mm_castps_si128(v.b), 16));
+}
+static inline void onyx__st_b16(uint16_t *p, onyx__v_b32 v) {
+  _mm_storeu_si128((__m128i *)p, onyx__narrow_b16(v));
+}
+static inline void onyx__stnt_b16(uint16_t *p, onyx__v_b32 v) {
+  _mm_stream_si128((__m128i *)p, onyx__narrow_b16(v));
+}
+static inline onyx__v_b32 onyx__ceil_b32(onyx__v_b32 v, const onyx__cx_b32 *c) {
+  onyx__v_b32 r = {onyx__ceil_h32(v.a, c), onyx__ceil_h32(v.b, c)};
+  return r;
+}
+static inline onyx__v_b32 onyx__floor_b32(onyx__v_b32 v, const onyx__cx_b32 *c) {
+  onyx__v_b32 r = {onyx__floor_h32(v.a, c), onyx__floor_h32(v.b, c)};
+  return r;
+}
+
+/* ---- Integers -------------------------------------------------------------- */
+
+#define ONYX__INT_CLASS(c, T, N)                                                            \
+  typedef __m128i onyx__v_##c;                                                              \
+  enum { ONYX__N_##c = N };                                                                 \
+  static inline __m128i onyx__ld_##c(const T *p) { return _mm_loadu_si128((const __m128i *)p); } \
+  static inline void onyx__st_##c(T *p, __m128i v) { _mm_storeu_si128((__m128i *)p, v); }  \
+  static inline void onyx__stnt_##c(T *p, __m128i v) { _mm_stream_si128((__m128i *)p, v); } \
+  typedef struct {                                                                          \
+    __m128i lo, hi;                                                                         \
+  } onyx__cx_##c;
+ONYX__INT_CLASS(s8, int8_t, 16)
+ONYX__INT_CLASS(s16, int16_t, 8)
+ONYX__INT_CLASS(s32, int32_t, 4)
+ONYX__INT_CLASS(s64, int64_t, 2)
+ONYX__INT_CLASS(u8, uint8_t, 16)
+ONYX__INT_CLASS(u16, uint16_t, 8)
+ONYX__INT_CLASS(u32, uint32_t, 4)
+ONYX__INT_CLASS(u64, uint64_t, 2)
+
+/* Bounds in the lane type (set for Sign too, which ignores them). */
+#define ONYX__SINT_SET(c, SET1, LT, MIN, MAX)                                    \
+  static inline bool onyx__cx_set_##c(onyx__cx_##c *cx, const onyx__kparams *p) { \
+    bool ok = p == NULL || onyx__simd_sbounds_ok(p, MIN, MAX);                   \
+    cx->lo = SET1(ok && p ? (LT)p->i64.lo : 0);                                  \
+    cx->hi = SET1(ok && p ? (LT)p->i64.hi : 0);                                  \
+    return ok;                                                                   \
+  }
+#define ONYX__UINT_SET(c, SET1, LT, MAX, FLIP)                                   \
+  static inline bool onyx__cx_set_##c(onyx__cx_##c *cx, const onyx__kparams *p) { \
+    bool ok = p == NULL || onyx__simd_ubounds_ok(p, MAX);                        \
+    cx->lo = SET1((LT)((ok && p ? p->u64.lo : 0) ^ (FLIP)));                     \
+    cx->hi = SET1((LT)((ok && p ? p->u64.hi : 0) ^ (FLIP)));                     \
+    return ok;                                                                   \
+  }
+ONYX__SINT_SET(s8, _mm_set1_epi8, char, INT8_MIN, INT8_MAX)
+ONYX__SINT_SET(s16, _mm_set1_epi16, short, INT16_MIN, INT16_MAX)
+ONYX__SINT_SET(s32, _mm_set1_epi32, int, INT32_MIN, INT32_MAX)
+ONYX__SINT_SET(s64, _mm_set1_epi64x, long long, INT64_MIN, INT64_MAX)
+ONYX__UINT_SET(u8, _mm_set1_epi8, char, UINT8_MAX, 0u)
+ONYX__UINT_SET(u16, _mm_set1_epi16, short, UINT16_MAX, 0u)
+ONYX__UINT_SET(u32, _mm_set1_epi32, int, UINT32_MAX, 0u)
+ONYX__UINT_SET(u64, _mm_set1_epi64x, long long, UINT64_MAX, 0u)
+
+/* Sign: PSIGN gives -1, 0 or 1 times its first operand; unsigned: min(x, 1).
+ * Clip: max then min (PMAXSB, PMAXUW, PMAXSD, PMAXUD are SSE4.1). */
+#define ONYX__SIGN_PSIGN(c, BITS)                                           \
+  static inline __m128i onyx__sign_##c(__m128i v, const onyx__cx_##c *cx) { \
+    (void)cx;                                                               \
+    return _mm_sign_epi##BITS(_mm_set1_epi##BITS(1), v);                    \
+  }
+#define ONYX__SIGN_UMIN(c, BITS)                                            \
+  static inline __m128i onyx__sign_##c(__m128i v, const onyx__cx_##c *cx) { \
+    (void)cx;                                                               \
+    return _mm_min_epu##BITS(v, _mm_set1_epi##BITS(1));                     \
+  }
+#define ONYX__CLIP_MAXMIN(c, SU, BITS)                                      \
+  static inline __m128i onyx__clip_##c(__m128i v, const onyx__cx_##c *cx) { \
+    return _mm_min_##SU##BITS(_mm_max_##SU##BITS(v, cx->lo), cx->hi);       \
+  }
+ONYX__SIGN_PSIGN(s8, 8)
+ONYX__SIGN_PSIGN(s16, 16)
+ONYX__SIGN_PSIGN(s32, 32)
+ONYX__SIGN_UMIN(u8, 8)
+ONYX__SIGN_UMIN(u16, 16)
+ONYX__SIGN_UMIN(u32, 32)
+ONYX__CLIP_MAXMIN(s8, epi, 8)
+ONYX__CLIP_MAXMIN(s16, epi, 16)
+ONYX__CLIP_MAXMIN(s32, epi, 32)
+ONYX__CLIP_MAXMIN(u8, epu, 8)
+ONYX__CLIP_MAXMIN(u16, epu, 16)
+ONYX__CLIP_MAXMIN(u32, epu, 32)
+
+/* (x >> 63) | (x != 0): the high half's sign copied down, or 1. */
+static inline __m128i onyx__sign_s64(__m128i v, const onyx__cx_s64 *cx) {
+  (void)cx;
+  const __m128i neg = _mm_shuffle_epi32(_mm_srai_epi32(v, 31), _MM_SHUFFLE(3, 3, 1, 1));
+  const __m128i nz = _mm_andnot_si128(_mm_cmpeq_epi64(v, _mm_setzero_si128()), _mm_set1_epi64x(1));
+  return _mm_or_si128(neg, nz);
+}
+static inline __m128i onyx__sign_u64(__m128i v, const onyx__cx_u64 *cx) {
+  (void)cx;
+  return _mm_andnot_si128(_mm_cmpeq_epi64(v, _mm_setzero_si128()), _mm_set1_epi64x(1));
+}
+
+/* ---- float16 and bfloat16 Sign and Clip, on the bits (simd_common.h) ---- */
+
+/* a > b as a lane mask; with TIES_X, a >= b (not b > a), which lets a tie
+ * keep x (see simd_common.h). */
+#define ONYX__HALF_GT(a, b, TIES_X) \
+  ((TIES_X) ? _mm_xor_si128(_mm_cmpgt_epi16(b, a), _mm_set1_epi8(-1)) : _mm_cmpgt_epi16(a, b))
+
+#define ONYX__HALF_INT_CLASS(k, BF16, INF, TIES_X, ONE)                                          \
+  typedef __m128i onyx__v_##k;                                                                   \
+  typedef struct {                                                                            \
+    __m128i lo, hi, klo, khi;                                                                    \
+  } onyx__cx_##k;                                                                             \
+  static inline bool onyx__cx_set_##k(onyx__cx_##k *c, const onyx__kparams *p) {                \
+    uint16_t lo = 0, hi = 0;                                                                    \
+    int16_t klo = 0, khi = 0;                                                                   \
+    bool ok = p == NULL || (onyx__simd_half_bound(BF16, p->f32.lo, &lo, &klo) &&                \
+                            onyx__simd_half_bound(BF16, p->f32.hi, &hi, &khi));                 \
+    c->lo = _mm_set1_epi16((short)lo);                                                        \
+    c->hi = _mm_set1_epi16((short)hi);                                                        \
+    c->klo = _mm_set1_epi16(klo);                                                             \
+    c->khi = _mm_set1_epi16(khi);                                                             \
+    return ok;                                                                                  \
+  }                                                                                             \
+  static inline __m128i onyx__sign_##k(__m128i v, const onyx__cx_##k *c) {                              \
+    (void)c;                                                                                    \
+    const __m128i a = _mm_and_si128(v, _mm_set1_epi16(0x7fff));                                   \
+    const __m128i nan = _mm_cmpgt_epi16(a, _mm_set1_epi16(INF));                                \
+    const __m128i zero = _mm_cmpeq_epi16(a, _mm_setzero_si128());                                 \
+    const __m128i one = _mm_or_si128(_mm_and_si128(v, _mm_set1_epi16((short)0x8000)),            \
+                                 _mm_set1_epi16(ONE));                                        \
+    return _mm_blendv_epi8(_mm_andnot_si128(zero, one),                                       \
+                             v, nan);                    \
+  }                                                                                             \
+  static inline __m128i onyx__clip_##k(__m128i v, const onyx__cx_##k *c) {                              \
+    const __m128i a = _mm_and_si128(v, _mm_set1_epi16(0x7fff));                                   \
+    const __m128i key = _mm_sign_epi16(a, v);                                                     \
+    const __m128i nan = _mm_cmpgt_epi16(a, _mm_set1_epi16(INF));                                \
+    const __m128i m1 = _mm_or_si128(ONYX__HALF_GT(key, c->klo, TIES_X), nan);                           \
+    const __m128i t = _mm_blendv_epi8(c->lo, v, m1);                                              \
+    const __m128i kt = _mm_blendv_epi8(c->klo, key, m1);                                          \
+    const __m128i m2 = _mm_or_si128(ONYX__HALF_GT(c->khi, kt, TIES_X), nan);                            \
+    const __m128i y = _mm_blendv_epi8(c->hi, t, m2);                                              \
+    return y;                        \
+  }
+ONYX__HALF_INT_CLASS(hi16, false, 0x7c00, 1, 0x3c00)
+ONYX__HALF_INT_CLASS(bi16, true, 0x7f80, 0, 0x3f80)
+
+#include "simd_generate.h"

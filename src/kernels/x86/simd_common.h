@@ -1,0 +1,164 @@
+/*
+ * The body shared by the x86 kernel files (kernels_sse41.c, kernels_avx2.c,
+ * kernels_avx512.c), in two parts. Each file includes this header first,
+ * defines with its own intrinsics a small vocabulary per element class,
+ * and includes simd_generate.h last, which generates every kernel and the
+ * ISA's table from one list of types: the loops, tails and streaming
+ * stores are written once and only the per-vector arithmetic differs
+ * between ISAs.
+ *
+ * What the including file defines (C is a storage class, K a computing
+ * class; see the type list below):
+ *
+ *   ONYX__SIMD_ISA            the ISA's name token: sse41, avx2, avx512
+ *   ONYX__SIMD_MASKED         1 if tails use masked loads and stores
+ *   onyx__v_K                 the vector type a class computes in
+ *   ONYX__N_C                 elements per vector of storage class C
+ *   onyx__ld_C(p), onyx__st_C(p, v)
+ *                             load / store ONYX__N_C elements (unaligned),
+ *                             widening and narrowing the halves
+ *   onyx__stnt_C(p, v)        the same store, non-temporal; p is aligned to
+ *                             ONYX__SIMD_NT_ALIGN bytes
+ *   onyx__ldm_C(p, r), onyx__stm_C(p, r, v)
+ *                             (ONYX__SIMD_MASKED only) the first r < N
+ *                             elements, touching no others
+ *   onyx__cx_K                the Clip bounds as vectors
+ *   onyx__cx_set_K(c, p)      fills c from params p; false if the kernel
+ *                             must leave the call to the scalar kernel
+ *   onyx__ceil_K, onyx__floor_K (float classes), onyx__sign_K, onyx__clip_K
+ *                             v -> op(v), each taking (v, const onyx__cx_K *)
+ *   ONYX__SIMD_CLIP_TYPES(X)  (optional) the types to generate Clip for,
+ *                             when not all: the others keep a NULL entry,
+ *                             so that dispatch uses the level below
+ *
+ * Semantics are those of src/kernels/scalar.c, bit for bit, NaN payloads
+ * included; tests/unit/test_simd.c checks every kernel against it.
+ */
+#ifndef ONYX_KERNELS_X86_SIMD_COMMON_H
+#define ONYX_KERNELS_X86_SIMD_COMMON_H
+
+#include <math.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <xmmintrin.h>
+
+#include "core/half.h"
+#include "kernels/kernels.h"
+
+#define ONYX__SIMD_CAT_(a, b) a##b
+#define ONYX__SIMD_CAT(a, b) ONYX__SIMD_CAT_(a, b)
+/* onyx__f32_vceil__avx2 */
+#define ONYX__SIMD_NAME(tn, op) ONYX__SIMD_CAT(onyx__##tn##_v##op##__, ONYX__SIMD_ISA)
+#define ONYX__SIMD_TABLE ONYX__SIMD_CAT(onyx__kernels_, ONYX__SIMD_ISA)
+
+/*
+ * Outputs at least this large are written with non-temporal stores, which
+ * bypass the caches: an output that cannot stay cached anyway then costs
+ * no read-for-ownership and evicts nothing useful. Measured on a 32 MiB-L3
+ * machine (see the report that introduced this file): ordinary stores win
+ * up to about the size of the L3, streaming ones above it.
+ */
+#ifndef ONYX__SIMD_NT_MIN_BYTES
+#define ONYX__SIMD_NT_MIN_BYTES ((size_t)16 << 20)
+#endif
+/* Streaming stores start once y is aligned to this many bytes. */
+#define ONYX__SIMD_NT_ALIGN 64u
+
+/*
+ * The element types, one line each:
+ *   X(NAME, short name, storage type, Ceil/Floor storage class, Ceil/Floor
+ *     computing class, Sign/Clip storage class, Sign/Clip computing class)
+ * Halves are stored as uint16_t. Ceil and Floor compute in float32, like
+ * the scalar kernels (classes h32, b32), with two savings:
+ *   - they need not keep a NaN's bits, because narrowing sets the quiet bit
+ *     anyway (as onyx__f32_to_f16/bf16 do), which the rounding
+ *     instruction's result already has;
+ *   - rounding a half value to an integer gives a half value, so bfloat16
+ *     narrows by taking the top 16 bits, and widens and narrows with
+ *     in-lane unpacks and packs, which invert each other. float16 uses
+ *     F16C (or an exact integer conversion at SSE4.1).
+ * Sign and Clip of halves work on the bits directly (classes hi16, bi16;
+ * see onyx__simd_half_bound). Every other type computes in vectors of
+ * itself.
+ */
+#define ONYX__SIMD_FLOAT_TYPES(X)                 \
+  X(FLOAT, f32, float, f32, f32, f32, f32)        \
+  X(DOUBLE, f64, double, f64, f64, f64, f64)      \
+  X(FLOAT16, f16, uint16_t, h16, h32, u16, hi16)  \
+  X(BFLOAT16, bf16, uint16_t, b16, b32, u16, bi16)
+#define ONYX__SIMD_INT_TYPES_NARROW(X)          \
+  X(INT8, s8, int8_t, s8, s8, s8, s8)           \
+  X(INT16, s16, int16_t, s16, s16, s16, s16)    \
+  X(INT32, s32, int32_t, s32, s32, s32, s32)    \
+  X(UINT8, u8, uint8_t, u8, u8, u8, u8)         \
+  X(UINT16, u16, uint16_t, u16, u16, u16, u16)  \
+  X(UINT32, u32, uint32_t, u32, u32, u32, u32)
+#define ONYX__SIMD_INT_TYPES_64(X)              \
+  X(INT64, s64, int64_t, s64, s64, s64, s64)    \
+  X(UINT64, u64, uint64_t, u64, u64, u64, u64)
+#define ONYX__SIMD_INT_TYPES(X) ONYX__SIMD_INT_TYPES_NARROW(X) ONYX__SIMD_INT_TYPES_64(X)
+#define ONYX__SIMD_ALL_TYPES(X) ONYX__SIMD_FLOAT_TYPES(X) ONYX__SIMD_INT_TYPES(X)
+
+/*
+ * Ceil and Floor of a NaN. numpy returns it quiet (the rounding
+ * instructions set the quiet bit), and so does scalar.c, explicitly; the
+ * vector rounding instructions give that by themselves. Defined as 1, the
+ * kernels would instead return every NaN unchanged.
+ */
+#ifndef ONYX__SIMD_ROUND_KEEPS_NAN
+#define ONYX__SIMD_ROUND_KEEPS_NAN 0
+#endif
+
+/* ---- Clip bounds --------------------------------------------------------- */
+
+/*
+ * The vector Clip of a float class uses one unordered compare per side,
+ * which equals the scalar "x > lo || isnan(x)" only while the bound is not
+ * NaN. onyx__clip_params never stores a NaN bound; hand-made params that
+ * do go to the scalar kernel.
+ */
+static inline bool onyx__simd_fbounds_ok(double lo, double hi) { return !isnan(lo) && !isnan(hi); }
+
+/*
+ * The vector Clip of an integer type holds its bounds in that type. Bounds
+ * from onyx__clip_params always fit; hand-made ones that do not (whose
+ * scalar result is a truncated 64-bit value) go to the scalar kernel.
+ */
+static inline bool onyx__simd_sbounds_ok(const onyx__kparams *p, int64_t min, int64_t max) {
+  return p->i64.lo >= min && p->i64.lo <= max && p->i64.hi >= min && p->i64.hi <= max;
+}
+static inline bool onyx__simd_ubounds_ok(const onyx__kparams *p, uint64_t max) {
+  return p->u64.lo <= max && p->u64.hi <= max;
+}
+
+/*
+ * Sign and Clip of float16 and bfloat16 need no conversion at all: they
+ * work on the 16-bit patterns (classes hi16, bi16, loaded as u16). A NaN
+ * is a magnitude above the infinity's and comes out unchanged, as in
+ * scalar.c; Sign gives +-1 by bits; Clip compares keys, the magnitude
+ * negated where the sign bit is set, which order the values as float
+ * compares do, +0 and -0 equal. float16 breaks ties (x equal to a bound)
+ * towards x, bfloat16 towards the bound, as scalar.c does. Clip needs its bounds as half patterns: hand-made
+ * params whose bounds are not half values go to the scalar kernel.
+ */
+static inline bool onyx__simd_half_bound(bool bf16, float f, uint16_t *bits, int16_t *key) {
+  uint32_t fb, back;
+  float w;
+  if (bf16) {
+    *bits = onyx__f32_to_bf16(f).bits;
+    w = onyx__bf16_to_f32((onyx_bf16){*bits});
+  } else {
+    *bits = onyx__f32_to_f16(f).bits;
+    w = onyx__f16_to_f32((onyx_f16){*bits});
+  }
+  memcpy(&fb, &f, sizeof fb);
+  memcpy(&back, &w, sizeof back);
+  int16_t mag = (int16_t)(*bits & 0x7fff);
+  *key = (*bits & 0x8000) ? (int16_t)-mag : mag;
+  return fb == back && !isnan(f);
+}
+
+
+#endif

@@ -1,0 +1,102 @@
+/*
+ * The second half of the x86 kernel files' shared body (simd_common.h is
+ * the first): included once, at the end of each ISA file, after that file
+ * has defined the vocabulary simd_common.h lists. Generates every kernel
+ * and the ISA's table. No include guard: it is meant to be included once
+ * per translation unit.
+ */
+#ifndef ONYX__SIMD_ISA
+#error "define the ISA vocabulary (see simd_common.h) before including simd_generate.h"
+#endif
+
+/* ---- Kernels ------------------------------------------------------------- */
+
+/*
+ * A kernel reads each vector before it writes the same positions and
+ * touches nothing else in between, so x == y works. The main loop runs
+ * four vectors at a time so that loads, arithmetic and stores of
+ * independent vectors overlap.
+ */
+#define ONYX__SIMD_LOOP(C, K, OP, ST)                                                  \
+  for (; n - i >= 4 * (size_t)ONYX__N_##C; i += 4 * (size_t)ONYX__N_##C) {             \
+    onyx__v_##K v0 = onyx__ld_##C(src + i);                                            \
+    onyx__v_##K v1 = onyx__ld_##C(src + i + ONYX__N_##C);                              \
+    onyx__v_##K v2 = onyx__ld_##C(src + i + 2 * ONYX__N_##C);                          \
+    onyx__v_##K v3 = onyx__ld_##C(src + i + 3 * ONYX__N_##C);                          \
+    onyx__##ST##_##C(dst + i, onyx__##OP##_##K(v0, &cx));                              \
+    onyx__##ST##_##C(dst + i + ONYX__N_##C, onyx__##OP##_##K(v1, &cx));                \
+    onyx__##ST##_##C(dst + i + 2 * ONYX__N_##C, onyx__##OP##_##K(v2, &cx));            \
+    onyx__##ST##_##C(dst + i + 3 * ONYX__N_##C, onyx__##OP##_##K(v3, &cx));            \
+  }                                                                                    \
+  for (; n - i >= (size_t)ONYX__N_##C; i += (size_t)ONYX__N_##C) {                     \
+    onyx__##ST##_##C(dst + i, onyx__##OP##_##K(onyx__ld_##C(src + i), &cx));           \
+  }
+
+#if ONYX__SIMD_MASKED
+/* The last n - i < N elements, with masked loads and stores. */
+#define ONYX__SIMD_TAIL(NAME, C, K, OP, KOP)                                               \
+  if (i < n) onyx__stm_##C(dst + i, n - i, onyx__##OP##_##K(onyx__ldm_##C(src + i, n - i), &cx));
+#else
+/* The last n - i < N elements, by the scalar reference kernel. */
+#define ONYX__SIMD_TAIL(NAME, C, K, OP, KOP) \
+  if (i < n) onyx__kernels_scalar.k[ONYX__KOP_##KOP][ONYX__DI_##NAME](n - i, src + i, dst + i, params);
+#endif
+
+/*
+ * One kernel. Outputs of ONYX__SIMD_NT_MIN_BYTES or more take the
+ * streaming path: the scalar kernel up to the first ONYX__SIMD_NT_ALIGN
+ * boundary of y (a few elements), streaming stores from there, a fence so
+ * that they are ordered before whatever the caller does next, then the
+ * tail as usual.
+ */
+#define ONYX__SIMD_KERNEL(NAME, tn, T, C, K, OP, KOP)                                      \
+  static void ONYX__SIMD_NAME(tn, OP)(size_t n, const void *x, void *y,                    \
+                                      const onyx__kparams *params) {                       \
+    const T *src = x;                                                                      \
+    T *dst = y;                                                                            \
+    onyx__cx_##K cx;                                                                       \
+    const onyx__ukernel scalar = onyx__kernels_scalar.k[ONYX__KOP_##KOP][ONYX__DI_##NAME]; \
+    if (!onyx__cx_set_##K(&cx, ONYX__KOP_##KOP == ONYX__KOP_CLIP ? params : NULL)) {       \
+      scalar(n, x, y, params);                                                             \
+      return;                                                                              \
+    }                                                                                      \
+    size_t i = 0;                                                                          \
+    const uintptr_t addr = (uintptr_t)y;                                                   \
+    if (n >= ONYX__SIMD_NT_MIN_BYTES / sizeof(T) && addr % sizeof(T) == 0) {               \
+      i = ((0u - addr) & (ONYX__SIMD_NT_ALIGN - 1u)) / sizeof(T);                          \
+      if (i > 0) scalar(i, x, y, params);                                                  \
+      ONYX__SIMD_LOOP(C, K, OP, stnt)                                                      \
+      _mm_sfence();                                                                        \
+    }                                                                                      \
+    ONYX__SIMD_LOOP(C, K, OP, st)                                                          \
+    ONYX__SIMD_TAIL(NAME, C, K, OP, KOP)                                                   \
+  }
+
+#ifndef ONYX__SIMD_CLIP_TYPES
+#define ONYX__SIMD_CLIP_TYPES ONYX__SIMD_ALL_TYPES
+#endif
+
+#define ONYX__SIMD_ROUNDING_KERNELS(NAME, tn, T, RC, RK, C, K) \
+  ONYX__SIMD_KERNEL(NAME, tn, T, RC, RK, ceil, CEIL)           \
+  ONYX__SIMD_KERNEL(NAME, tn, T, RC, RK, floor, FLOOR)
+#define ONYX__SIMD_SIGN_KERNEL(NAME, tn, T, RC, RK, C, K) ONYX__SIMD_KERNEL(NAME, tn, T, C, K, sign, SIGN)
+#define ONYX__SIMD_CLIP_KERNEL(NAME, tn, T, RC, RK, C, K) ONYX__SIMD_KERNEL(NAME, tn, T, C, K, clip, CLIP)
+
+ONYX__SIMD_FLOAT_TYPES(ONYX__SIMD_ROUNDING_KERNELS)
+ONYX__SIMD_ALL_TYPES(ONYX__SIMD_SIGN_KERNEL)
+ONYX__SIMD_CLIP_TYPES(ONYX__SIMD_CLIP_KERNEL)
+
+#define ONYX__SIMD_ROUNDING_ENTRIES(NAME, tn, T, RC, RK, C, K)    \
+  .k[ONYX__KOP_CEIL][ONYX__DI_##NAME] = ONYX__SIMD_NAME(tn, ceil), \
+  .k[ONYX__KOP_FLOOR][ONYX__DI_##NAME] = ONYX__SIMD_NAME(tn, floor),
+#define ONYX__SIMD_SIGN_ENTRY(NAME, tn, T, RC, RK, C, K) \
+  .k[ONYX__KOP_SIGN][ONYX__DI_##NAME] = ONYX__SIMD_NAME(tn, sign),
+#define ONYX__SIMD_CLIP_ENTRY(NAME, tn, T, RC, RK, C, K) \
+  .k[ONYX__KOP_CLIP][ONYX__DI_##NAME] = ONYX__SIMD_NAME(tn, clip),
+
+/* The table dispatch.c declares; it has an entry wherever the scalar table
+ * has one, except Clip on the types ONYX__SIMD_CLIP_TYPES leaves out. */
+extern const onyx__kernel_table ONYX__SIMD_TABLE;
+const onyx__kernel_table ONYX__SIMD_TABLE = {ONYX__SIMD_FLOAT_TYPES(ONYX__SIMD_ROUNDING_ENTRIES)
+                                                 ONYX__SIMD_ALL_TYPES(ONYX__SIMD_SIGN_ENTRY)
+                                                     ONYX__SIMD_CLIP_TYPES(ONYX__SIMD_CLIP_ENTRY)};
