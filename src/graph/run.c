@@ -66,6 +66,18 @@ static onyx__run_ctx *run_ctx_new(const onyx_session *s) {
     onyx__run_ctx_free(c);
     return NULL;
   }
+  for (size_t v = 0; v < s->n_values; v++) {
+    const onyx__value_desc *d = &s->values[v].desc;
+    slot *sl = &c->slots[v];
+    sl->written = -1;
+    if (s->values[v].kind == ONYX__VALUE_CONSTANT && d->constant != NULL) {
+      sl->data = (void *)d->constant->data;
+      sl->dims = d->constant->dims;
+      sl->rank = d->constant->rank;
+      sl->count = d->constant->count;
+      sl->nbytes = d->constant->nbytes;
+    }
+  }
   return c;
 }
 
@@ -150,7 +162,7 @@ static void run_range(const group_job *j, size_t begin, size_t end, unsigned wor
   const onyx__group *g = j->g;
   onyx__run_ctx *c = j->c;
   const onyx__step *steps = &s->steps[g->first];
-  size_t elem = onyx_dtype_size(s->values[g->x].desc.dtype);
+  size_t elem = g->elem;
   if (g->n_steps == 1 && steps[0].sy < 0) {
     /* A single step needs no tiles: one kernel call over the whole range
      * lets the kernel choose streaming stores for large outputs. */
@@ -158,7 +170,10 @@ static void run_range(const group_job *j, size_t begin, size_t end, unsigned wor
                          at(&c->slots[steps[0].y], elem, begin), &c->params[g->first]);
     return;
   }
-  unsigned char *scratch = c->scratch + (size_t)worker * c->scratch_stride;
+  /* A group whose values are all written whole has no scratch (NULL), and
+   * arithmetic on a null pointer is undefined even with offset 0. */
+  unsigned char *scratch =
+      c->scratch != NULL ? c->scratch + (size_t)worker * c->scratch_stride : NULL;
   for (size_t t = begin; t < end; t += ONYX__TILE_ELEMS) {
     size_t n = end - t < ONYX__TILE_ELEMS ? end - t : ONYX__TILE_ELEMS;
     for (uint32_t k = 0; k < g->n_steps; k++) {
@@ -186,7 +201,7 @@ static void group_task(void *ctx, size_t task, unsigned worker) {
 static void run_group(const onyx_session *s, const onyx__group *g, onyx__run_ctx *c) {
   group_job j = {s, g, c, c->slots[g->x].count, 0};
   if (j.count == 0) return;
-  size_t elem = onyx_dtype_size(s->values[g->x].desc.dtype);
+  size_t elem = g->elem;
   unsigned workers = onyx__pool_size(s->pool);
   if (workers == 1 || j.count * elem * 2 < PARALLEL_MIN_BYTES) {
     run_range(&j, 0, j.count, 0);
@@ -215,25 +230,15 @@ static onyx_status reserve(onyx__run_ctx *c, size_t v, size_t nbytes, onyx_error
 static onyx_status prepare_run(const onyx_session *s, onyx__run_ctx *c, const onyx_tensor *inputs,
                                onyx_tensor *outputs, onyx_error *err) {
   slot *slots = c->slots;
-  /* 1. Shapes of every value, before anything is written. */
-  for (size_t v = 0; v < s->n_values; v++) {
-    slots[v].written = -1;
-    const onyx__value_desc *d = &s->values[v].desc;
-    if (s->values[v].kind == ONYX__VALUE_CONSTANT && d->constant != NULL) {
-      slots[v].data = (void *)d->constant->data;
-      slots[v].dims = d->constant->dims;
-      slots[v].rank = d->constant->rank;
-      slots[v].count = d->constant->count;
-      slots[v].nbytes = d->constant->nbytes;
-    }
-  }
+  /* 1. Shapes of every value, before anything is written. Constants were
+   * filled in when the context was made. */
+  for (size_t o = 0; o < s->n_outputs; o++) slots[s->output_values[o]].written = -1;
   for (size_t i = 0; i < s->n_inputs; i++)
     ONYX__TRY(bind_input(s, i, &inputs[i], &slots[s->input_values[i]], err));
-  for (size_t k = 0; k < s->n_inputs * ONYX_MAX_RANK; k++) {
-    int32_t j = s->dim_link[k];
-    if (j < 0) continue;
+  for (size_t l = 0; l < s->n_dim_links; l++) {
+    size_t k = s->dim_link[2 * l], j = s->dim_link[2 * l + 1];
     size_t i = k / ONYX_MAX_RANK, d = k % ONYX_MAX_RANK;
-    size_t i2 = (size_t)j / ONYX_MAX_RANK, d2 = (size_t)j % ONYX_MAX_RANK;
+    size_t i2 = j / ONYX_MAX_RANK, d2 = j % ONYX_MAX_RANK;
     if (inputs[i].dims[d] != inputs[i2].dims[d2])
       return onyx__fail(err, ONYX_INPUT_SHAPE,
                         "input %zu ('%s'): dimension %zu ('%s') is %lld, but input %zu ('%s') "

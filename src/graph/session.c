@@ -408,10 +408,9 @@ static onyx_status plan_nodes(builder *b, const uint32_t *order) {
 static onyx_status link_symbolic_dims(builder *b) {
   onyx_session *s = b->s;
   size_t n = s->n_inputs * ONYX_MAX_RANK;
-  s->dim_link = onyx__arena_alloc(&s->arena, sizeof(int32_t) * (n + 1));
+  s->dim_link = onyx__arena_alloc(&s->arena, sizeof(uint32_t) * 2 * (n + 1));
   if (s->dim_link == NULL) return onyx__fail(b->err, ONYX_OUT_OF_MEMORY, "out of memory");
   for (size_t k = 0; k < n; k++) {
-    s->dim_link[k] = -1;
     const onyx_value_info *in = &s->input_info[k / ONYX_MAX_RANK];
     size_t d = k % ONYX_MAX_RANK;
     if (d >= in->rank || in->dim_names[d] == NULL || in->dim_names[d][0] == '\0') continue;
@@ -420,7 +419,9 @@ static onyx_status link_symbolic_dims(builder *b) {
       size_t e = j % ONYX_MAX_RANK;
       if (e < other->rank && other->dim_names[e] != NULL &&
           strcmp(other->dim_names[e], in->dim_names[d]) == 0) {
-        s->dim_link[k] = (int32_t)j;
+        s->dim_link[2 * s->n_dim_links] = (uint32_t)k;
+        s->dim_link[2 * s->n_dim_links + 1] = (uint32_t)j;
+        s->n_dim_links++;
         break;
       }
     }
@@ -547,7 +548,10 @@ static onyx_status plan_groups(builder *b) {
   }
   for (size_t i = 0; i < n; i++) {
     onyx__group *g = &s->groups[group_of_root[group_root(parent, (uint32_t)i)]];
-    if (g->n_steps == 0) g->x = s->steps[i].x;
+    if (g->n_steps == 0) {
+      g->x = s->steps[i].x;
+      g->elem = (uint32_t)onyx_dtype_size(s->values[g->x].desc.dtype);
+    }
     sorted[g->first + g->n_steps++] = s->steps[i];
   }
   s->steps = sorted;

@@ -45,6 +45,7 @@ typedef struct onyx__step {
 typedef struct onyx__group {
   uint32_t first, n_steps; /* steps[first .. first + n_steps) */
   uint32_t x;              /* the value whose element count the group has */
+  uint32_t elem;           /* bytes per element (one type runs through a group) */
 } onyx__group;
 
 /* Elements per scratch tile: 16 KiB of the widest type, so a few streams of
@@ -73,10 +74,11 @@ struct onyx_session {
   size_t n_inputs;
   uint32_t *input_values;
   onyx_value_info *input_info;
-  /* dim_link[i * ONYX_MAX_RANK + d]: for a symbolic dimension d of input i,
-   * the first (input * ONYX_MAX_RANK + dim) with the same name, which must
-   * have the same size at run time; -1 when none. */
-  int32_t *dim_link;
+  /* Pairs of input dimensions (input * ONYX_MAX_RANK + dim) that share a
+   * symbolic name and so must have the same size at run time: dim_link[2k]
+   * must equal dim_link[2k + 1]. */
+  size_t n_dim_links;
+  uint32_t *dim_link;
   size_t n_outputs;
   uint32_t *output_values;
   onyx_value_info *output_info;
