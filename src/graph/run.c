@@ -339,7 +339,6 @@ onyx_status onyx_session_run(onyx_session *s, const onyx_tensor *inputs, size_t 
       outputs[o].rank = sl->rank;
       memset(outputs[o].dims, 0, sizeof outputs[o].dims);
       if (sl->rank > 0) memcpy(outputs[o].dims, sl->dims, sizeof(int64_t) * sl->rank);
-      outputs[o].size = sl->nbytes;
     }
   } else {
     for (size_t o = 0; o < n_outputs; o++)

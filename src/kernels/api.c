@@ -33,13 +33,16 @@ static onyx__dmask onyx__kop_types(onyx__kop op) {
 static onyx_status onyx__kernel_call(onyx__kop op, onyx_dtype dtype, size_t n, const void *x,
                                      void *y, const void *lo, const void *hi, onyx_error *err) {
   char name[16];
-  onyx__kop_onnx_name(op, name, sizeof name);
   if (n > 0 && (x == NULL || y == NULL)) {
+    onyx__kop_onnx_name(op, name, sizeof name);
     return onyx__fail(err, ONYX_INVALID_ARGUMENT, "%s: %s is NULL with n = %zu", name,
                       x == NULL ? "x" : "y", n);
   }
   onyx__ukernel kernel = onyx__kernel_get(op, dtype, ONYX_ISA_BEST);
   if (kernel == NULL) {
+    /* The name is formatted only here, on the error paths: the success
+     * path of a one-element call must cost little more than the kernel. */
+    onyx__kop_onnx_name(op, name, sizeof name);
     char allowed[256];
     onyx__dmask_format(onyx__kop_types(op), allowed, sizeof allowed);
     if (onyx__dtype_known((int)dtype)) {
