@@ -1,7 +1,9 @@
 /*
- * The onyx command: runs a model once, runs ONNX backend-test folders, or
- * describes a model. It uses only the public API in onyx.h, plus the
- * float16/bfloat16 conversions of core/half.h to print half-float values.
+ * The onyx command: runs a model once (on .pb or .npy inputs), runs ONNX
+ * backend-test folders, describes a model, or times it (bench.c). It uses
+ * only the public API in onyx.h, plus the float16/bfloat16 conversions of
+ * core/half.h to print half-float values; npy.c reads and writes numpy's
+ * .npy files.
  *
  * Exit codes: 0 success, 1 a test case failed (or none was found), 2 a usage
  * error, 3 an onyx or I/O error. Every error is one line on stderr of the form
@@ -23,15 +25,10 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
+#include "cli.h"
 #include "core/half.h"
+#include "npy.h"
 #include "onyx.h"
-
-enum {
-  CLI_OK = 0,
-  CLI_TEST_FAILED = 1,
-  CLI_USAGE = 2,
-  CLI_ERROR = 3,
-};
 
 /* Printing: more elements than this are summarized with "...", showing
  * EDGE_ITEMS items at each end of every long axis (numpy's defaults). */
@@ -44,7 +41,7 @@ enum {
 
 /* ---- Small helpers ------------------------------------------------------ */
 
-static void error_oom(void) { fprintf(stderr, "onyx: out of memory\n"); }
+void cli_error_oom(void) { fprintf(stderr, "onyx: out of memory\n"); }
 
 /* The message of a failed call, without a leading "FILE: " when it already
  * names file (so that lines do not repeat the path). */
@@ -58,11 +55,11 @@ static const char *error_text(const char *file, onyx_status st, const onyx_error
 }
 
 /* Reports a failed onyx call: "onyx: FILE: message (ONYX_STATUS)". */
-static void report(const char *file, onyx_status st, const onyx_error *err) {
+void cli_report(const char *file, onyx_status st, const onyx_error *err) {
   fprintf(stderr, "onyx: %s: %s (%s)\n", file, error_text(file, st, err), onyx_status_name(st));
 }
 
-static void reset_error(onyx_error *err) {
+void cli_reset_error(onyx_error *err) {
   err->status = ONYX_OK;
   err->message[0] = '\0';
 }
@@ -397,21 +394,23 @@ static void print_values(FILE *out, const onyx_tensor *t) {
 
 /* ---- Command-line parsing ----------------------------------------------- */
 
-typedef struct cli_args {
-  const char *command;
-  onyx_session_options opts;
-  int verbose;
-  const char *output_dir;
-  const char **inputs; /* NAME=FILE strings */
-  size_t n_inputs;
-  const char **positional;
-  size_t n_positional;
-} cli_args;
-
 /* Which options each command accepts. */
-enum { OPT_THREADS = 1, OPT_ISA = 2, OPT_INPUT = 4, OPT_OUTPUT_DIR = 8, OPT_VERBOSE = 16 };
+enum {
+  OPT_THREADS = 1 << 0,
+  OPT_ISA = 1 << 1,
+  OPT_INPUT = 1 << 2,
+  OPT_OUTPUT_DIR = 1 << 3,
+  OPT_VERBOSE = 1 << 4,
+  OPT_FORMAT = 1 << 5,
+  OPT_SHAPE = 1 << 6,
+  OPT_WARMUP = 1 << 7,
+  OPT_RUNS = 1 << 8,
+  OPT_DURATION = 1 << 9,
+  OPT_PER_NODE = 1 << 10,
+  OPT_PROGRESS = 1 << 11,
+};
 
-static void usage_error(const char *command, const char *fmt, ...) {
+void cli_usage_error(const char *command, const char *fmt, ...) {
   va_list ap;
   fputs("onyx: ", stderr);
   va_start(ap, fmt);
@@ -430,11 +429,13 @@ static const char HELP_MAIN[] =
     "A runtime for ONNX models (operators Ceil, Floor, Clip, Sign, Constant).\n"
     "\n"
     "Commands:\n"
-    "  run MODEL [--input NAME=FILE]... [--output-dir DIR]\n"
-    "                   run a model once on TensorProto (.pb) inputs and print\n"
-    "                   or save its outputs\n"
+    "  run MODEL [--input NAME=FILE]... [--output-dir DIR] [--format FORMAT]\n"
+    "                   run a model once on TensorProto (.pb) or numpy (.npy)\n"
+    "                   inputs and print or save its outputs\n"
     "  test PATH...     run ONNX backend-test case folders and compare outputs\n"
     "  info MODEL       check a model and describe its inputs, outputs and nodes\n"
+    "  bench MODEL [--shape NAME=DIMS]... [--runs N | --duration S]\n"
+    "                   time runs of a model on random inputs\n"
     "  help [COMMAND]   show this help, or a command's help\n"
     "\n"
     "Options:\n"
@@ -454,20 +455,25 @@ static const char HELP_MAIN[] =
 
 static const char HELP_RUN[] =
     "Usage: onyx run MODEL [--input NAME=FILE]... [--output-dir DIR]\n"
-    "                [--threads N] [--isa LEVEL]\n"
+    "                [--format FORMAT] [--threads N] [--isa LEVEL]\n"
     "\n"
-    "Runs MODEL once. Each --input binds the serialized TensorProto in FILE to\n"
-    "the model input called NAME; every input of the model must be given once.\n"
+    "Runs MODEL once. Each --input binds FILE to the model input called NAME;\n"
+    "every input of the model must be given once. FILE is a serialized\n"
+    "TensorProto (.pb) or a numpy array (.npy: recognized by its extension or\n"
+    "its first bytes; C order, little-endian; a bfloat16 input takes '<u2'\n"
+    "bit patterns).\n"
     "\n"
     "Without --output-dir, each output is printed as a line 'NAME: TYPE [DIMS]'\n"
     "followed by its values in nested brackets (tensors of more than 1000\n"
     "elements are summarized with '...'). With --output-dir, each output is\n"
-    "written to DIR/NAME.pb as a TensorProto named NAME (DIR is created if\n"
-    "missing).\n"
+    "written to DIR/NAME.pb as a TensorProto named NAME, or with --format npy\n"
+    "to DIR/NAME.npy (bfloat16 as '<u2' bit patterns, since numpy has no\n"
+    "bfloat16). DIR is created if missing.\n"
     "\n"
     "Options:\n"
     "  --input NAME=FILE  bind an input (repeatable)\n"
-    "  --output-dir DIR   write outputs as .pb files instead of printing them\n"
+    "  --output-dir DIR   write outputs as files instead of printing them\n"
+    "  --format FORMAT    file format for --output-dir: pb (the default) or npy\n"
     "  --threads N        worker threads for large tensors (0: the default)\n"
     "  --isa LEVEL        scalar, sse41, avx2, avx512 or best\n"
     "\n"
@@ -505,11 +511,51 @@ static const char HELP_INFO[] =
     "Exit codes: 0 success, 2 usage error, 3 the model is invalid or could\n"
     "not be loaded.\n";
 
+static const char HELP_BENCH[] =
+    "Usage: onyx bench MODEL [--shape NAME=DIMS]... [--warmup N] [--runs N]\n"
+    "                  [--duration S] [--per-node] [--progress] [--threads N]\n"
+    "                  [--isa LEVEL]\n"
+    "\n"
+    "Times runs of MODEL on random inputs of its declared types, and prints the\n"
+    "median, 90th and 99th percentile latency and the throughput (runs per\n"
+    "second, and gigabytes per second of inputs plus outputs).\n"
+    "\n"
+    "A symbolic or unknown input dimension needs a size: --shape NAME=DIMS\n"
+    "gives the whole shape of the input NAME (DIMS such as 2x3x4; empty for a\n"
+    "scalar), or --shape DIM=SIZE the size of the symbolic dimension DIM\n"
+    "wherever it appears.\n"
+    "\n"
+    "Options:\n"
+    "  --shape NAME=DIMS  an input's shape, or a symbolic dimension's size\n"
+    "                     (repeatable)\n"
+    "  --warmup N         untimed runs before timing (default 5)\n"
+    "  --runs N           number of timed runs\n"
+    "  --duration S       time runs for S seconds (default 1 without --runs);\n"
+    "                     with --runs too, stop at whichever comes first\n"
+    "  --per-node         also time each node alone (see below)\n"
+    "  --progress         show the progress line even when stderr is not a\n"
+    "                     terminal\n"
+    "  --threads N        worker threads for large tensors (0: the default)\n"
+    "  --isa LEVEL        scalar, sse41, avx2, avx512 or best\n"
+    "\n"
+    "--per-node times each node in isolation: its kernel through the kernel\n"
+    "API (onyx_ceil, onyx_floor, onyx_clip, onyx_sign) on one thread, on\n"
+    "random buffers of the node's input shape and type. A session run may fuse\n"
+    "nodes and use threads, so these times need not add up to a run's latency.\n"
+    "Constant nodes are folded when the session is created and are not timed.\n"
+    "\n"
+    "Runs that take longer than a second show a progress line on stderr when\n"
+    "it is a terminal (or with --progress).\n"
+    "\n"
+    "Exit codes: 0 success, 2 usage error (including a symbolic dimension\n"
+    "without --shape), 3 onyx error.\n";
+
 static const char *command_help(const char *command) {
   if (!command) return HELP_MAIN;
   if (strcmp(command, "run") == 0) return HELP_RUN;
   if (strcmp(command, "test") == 0) return HELP_TEST;
   if (strcmp(command, "info") == 0) return HELP_INFO;
+  if (strcmp(command, "bench") == 0) return HELP_BENCH;
   return NULL;
 }
 
@@ -524,7 +570,7 @@ static int parse_threads(const char *command, const char *s, uint32_t *out) {
   *out = (uint32_t)v;
   return 1;
 bad:
-  usage_error(command, "--threads: '%s' is not a number from 0 to %" PRIu32, s, UINT32_MAX);
+  cli_usage_error(command, "--threads: '%s' is not a number from 0 to %" PRIu32, s, UINT32_MAX);
   return 0;
 }
 
@@ -543,8 +589,39 @@ static int parse_isa(const char *command, const char *s, onyx_isa *out) {
       return 1;
     }
   }
-  usage_error(command, "--isa: '%s' is not one of scalar, sse41, avx2, avx512, best", s);
+  cli_usage_error(command, "--isa: '%s' is not one of scalar, sse41, avx2, avx512, best", s);
   return 0;
+}
+
+/* A count option (--warmup, --runs): a decimal number from min to 10^12. */
+static int parse_count(const char *command, const char *option, const char *s, long long min,
+                       long long *out) {
+  long long v = 0;
+  if (*s < '0' || *s > '9') goto bad;
+  for (const char *c = s; *c; c++) {
+    if (*c < '0' || *c > '9') goto bad;
+    v = v * 10 + (*c - '0');
+    if (v > 1000000000000LL) goto bad;
+  }
+  if (v < min) goto bad;
+  *out = v;
+  return 1;
+bad:
+  cli_usage_error(command, "%s: '%s' is not a whole number from %lld to 10^12", option, s, min);
+  return 0;
+}
+
+/* --duration: seconds, a positive decimal number of at most 10^6. */
+static int parse_seconds(const char *command, const char *s, double *out) {
+  char *end;
+  errno = 0;
+  double v = strtod(s, &end);
+  if (*s == '\0' || *end != '\0' || errno != 0 || !(v > 0) || v > 1e6 || (*s < '0' || *s > '9')) {
+    cli_usage_error(command, "--duration: '%s' is not a number of seconds above 0", s);
+    return 0;
+  }
+  *out = v;
+  return 1;
 }
 
 /*
@@ -555,9 +632,10 @@ static int parse_isa(const char *command, const char *s, onyx_isa *out) {
 static int parse_args(int argc, char **argv, int first, unsigned allowed, cli_args *a) {
   size_t cap = (size_t)argc;
   a->inputs = malloc(cap * sizeof *a->inputs);
+  a->shapes = malloc(cap * sizeof *a->shapes);
   a->positional = malloc(cap * sizeof *a->positional);
-  if (!a->inputs || !a->positional) {
-    error_oom();
+  if (!a->inputs || !a->shapes || !a->positional) {
+    cli_error_oom();
     return CLI_ERROR;
   }
   int options_done = 0;
@@ -575,13 +653,26 @@ static int parse_args(int argc, char **argv, int first, unsigned allowed, cli_ar
       a->verbose = 1;
       continue;
     }
+    if ((allowed & OPT_PER_NODE) && strcmp(arg, "--per-node") == 0) {
+      a->per_node = 1;
+      continue;
+    }
+    if ((allowed & OPT_PROGRESS) && strcmp(arg, "--progress") == 0) {
+      a->progress = 1;
+      continue;
+    }
     static const struct {
       const char *name;
       unsigned flag;
     } valued[] = {{"--threads", OPT_THREADS},
                   {"--isa", OPT_ISA},
                   {"--input", OPT_INPUT},
-                  {"--output-dir", OPT_OUTPUT_DIR}};
+                  {"--output-dir", OPT_OUTPUT_DIR},
+                  {"--format", OPT_FORMAT},
+                  {"--shape", OPT_SHAPE},
+                  {"--warmup", OPT_WARMUP},
+                  {"--runs", OPT_RUNS},
+                  {"--duration", OPT_DURATION}};
     unsigned flag = 0;
     const char *name = NULL;
     const char *value = NULL;
@@ -595,12 +686,12 @@ static int parse_args(int argc, char **argv, int first, unsigned allowed, cli_ar
       }
     }
     if (!flag || !(allowed & flag)) {
-      usage_error(a->command, "%s: unknown option '%s'", a->command, arg);
+      cli_usage_error(a->command, "%s: unknown option '%s'", a->command, arg);
       return CLI_USAGE;
     }
     if (!value) {
       if (i + 1 >= argc) {
-        usage_error(a->command, "%s needs a value", name);
+        cli_usage_error(a->command, "%s needs a value", name);
         return CLI_USAGE;
       }
       value = argv[++i];
@@ -614,17 +705,40 @@ static int parse_args(int argc, char **argv, int first, unsigned allowed, cli_ar
       break;
     case OPT_INPUT:
       if (!strchr(value, '=')) {
-        usage_error(a->command, "--input: '%s' is not NAME=FILE", value);
+        cli_usage_error(a->command, "--input: '%s' is not NAME=FILE", value);
         return CLI_USAGE;
       }
       a->inputs[a->n_inputs++] = value;
       break;
     case OPT_OUTPUT_DIR:
       if (value[0] == '\0') {
-        usage_error(a->command, "--output-dir needs a folder name");
+        cli_usage_error(a->command, "--output-dir needs a folder name");
         return CLI_USAGE;
       }
       a->output_dir = value;
+      break;
+    case OPT_FORMAT:
+      if (strcmp(value, "pb") != 0 && strcmp(value, "npy") != 0) {
+        cli_usage_error(a->command, "--format: '%s' is not pb or npy", value);
+        return CLI_USAGE;
+      }
+      a->format = value;
+      break;
+    case OPT_SHAPE:
+      if (!strchr(value, '=')) {
+        cli_usage_error(a->command, "--shape: '%s' is not NAME=DIMS", value);
+        return CLI_USAGE;
+      }
+      a->shapes[a->n_shapes++] = value;
+      break;
+    case OPT_WARMUP:
+      if (!parse_count(a->command, "--warmup", value, 0, &a->warmup)) return CLI_USAGE;
+      break;
+    case OPT_RUNS:
+      if (!parse_count(a->command, "--runs", value, 1, &a->runs)) return CLI_USAGE;
+      break;
+    case OPT_DURATION:
+      if (!parse_seconds(a->command, value, &a->duration)) return CLI_USAGE;
       break;
     default:
       break;
@@ -635,6 +749,7 @@ static int parse_args(int argc, char **argv, int first, unsigned allowed, cli_ar
 
 static void free_args(cli_args *a) {
   free(a->inputs);
+  free(a->shapes);
   free(a->positional);
 }
 
@@ -651,21 +766,21 @@ static int wants_help(int argc, char **argv, int first) {
 
 /* Loads the model at path and creates a session. On failure prints the
  * error, frees what it made and returns CLI_ERROR. */
-static int open_model(const char *path, const onyx_session_options *opts, onyx_model **model,
-                      onyx_session **session) {
+int cli_open_model(const char *path, const onyx_session_options *opts, onyx_model **model,
+                   onyx_session **session) {
   onyx_error err;
-  reset_error(&err);
+  cli_reset_error(&err);
   *model = NULL;
   *session = NULL;
   onyx_status st = onyx_model_load_file(path, model, &err);
   if (st != ONYX_OK) {
-    report(path, st, &err);
+    cli_report(path, st, &err);
     return CLI_ERROR;
   }
-  reset_error(&err);
+  cli_reset_error(&err);
   st = onyx_session_create(*model, opts, session, &err);
   if (st != ONYX_OK) {
-    report(path, st, &err);
+    cli_report(path, st, &err);
     onyx_model_free(*model);
     *model = NULL;
     *session = NULL;
@@ -685,7 +800,7 @@ static int safe_file_name(const char *name) {
 static int make_dirs(const char *dir) {
   char *p = str_printf("%s", dir);
   if (!p) {
-    error_oom();
+    cli_error_oom();
     return CLI_ERROR;
   }
   int rc = CLI_OK;
@@ -712,6 +827,22 @@ static int make_dirs(const char *dir) {
   return rc;
 }
 
+/* Whether the input file at path is a .npy file: by its extension, or by
+ * its first bytes (numpy's magic string). A file that cannot be opened is
+ * left to the TensorProto reader, which reports it. */
+static int is_npy_file(const char *path) {
+  size_t len = strlen(path);
+  if (len >= 4 && path[len - 4] == '.' && (path[len - 3] | 0x20) == 'n' &&
+      (path[len - 2] | 0x20) == 'p' && (path[len - 1] | 0x20) == 'y')
+    return 1;
+  FILE *f = fopen(path, "rb");
+  if (!f) return 0;
+  unsigned char head[NPY_MAGIC_LEN];
+  size_t n = fread(head, 1, sizeof head, f);
+  fclose(f);
+  return npy_has_magic(head, n);
+}
+
 /* Finds the session input whose name is the part of spec before one of its
  * '=' signs (trying each from the left, so names may contain '='). */
 static int match_input(const onyx_value_info *infos, size_t n, const char *spec, size_t *index,
@@ -732,15 +863,15 @@ static int match_input(const onyx_value_info *infos, size_t n, const char *spec,
 static int cmd_run(cli_args *a) {
   if (a->n_positional != 1) {
     if (a->n_positional == 0)
-      usage_error("run", "run: missing MODEL");
+      cli_usage_error("run", "run: missing MODEL");
     else
-      usage_error("run", "run: expected one MODEL, got %zu arguments", a->n_positional);
+      cli_usage_error("run", "run: expected one MODEL, got %zu arguments", a->n_positional);
     return CLI_USAGE;
   }
   const char *model_path = a->positional[0];
   onyx_model *model = NULL;
   onyx_session *session = NULL;
-  int rc = open_model(model_path, &a->opts, &model, &session);
+  int rc = cli_open_model(model_path, &a->opts, &model, &session);
   if (rc != CLI_OK) return rc;
 
   onyx_error err;
@@ -750,27 +881,29 @@ static int cmd_run(cli_args *a) {
   onyx_value_info *out_info = calloc(n_out ? n_out : 1, sizeof *out_info);
   const char **in_file = calloc(n_in ? n_in : 1, sizeof *in_file);
   onyx_tensor *inputs = calloc(n_in ? n_in : 1, sizeof *inputs);
+  unsigned char *in_npy = calloc(n_in ? n_in : 1, 1); /* data from malloc, not onyx */
   onyx_tensor *outputs = calloc(n_out ? n_out : 1, sizeof *outputs);
   char *path = NULL;
-  if (!in_info || !out_info || !in_file || !inputs || !outputs) {
-    error_oom();
+  int npy_out = a->format && strcmp(a->format, "npy") == 0;
+  if (!in_info || !out_info || !in_file || !inputs || !in_npy || !outputs) {
+    cli_error_oom();
     rc = CLI_ERROR;
     goto done;
   }
   for (size_t i = 0; i < n_in; i++) {
-    reset_error(&err);
+    cli_reset_error(&err);
     onyx_status st = onyx_session_input_info(session, i, &in_info[i], &err);
     if (st != ONYX_OK) {
-      report(model_path, st, &err);
+      cli_report(model_path, st, &err);
       rc = CLI_ERROR;
       goto done;
     }
   }
   for (size_t i = 0; i < n_out; i++) {
-    reset_error(&err);
+    cli_reset_error(&err);
     onyx_status st = onyx_session_output_info(session, i, &out_info[i], &err);
     if (st != ONYX_OK) {
-      report(model_path, st, &err);
+      cli_report(model_path, st, &err);
       rc = CLI_ERROR;
       goto done;
     }
@@ -814,20 +947,33 @@ static int cmd_run(cli_args *a) {
   }
 
   for (size_t i = 0; i < n_in; i++) {
-    reset_error(&err);
+    if (is_npy_file(in_file[i])) {
+      char why[512];
+      if (npy_load_file(in_file[i], &inputs[i], why, sizeof why) != NPY_OK) {
+        fprintf(stderr, "onyx: %s: %s\n", in_file[i], why);
+        rc = CLI_ERROR;
+        goto done;
+      }
+      in_npy[i] = 1;
+      /* numpy has no bfloat16: '<u2' bit patterns stand for it. */
+      if (in_info[i].dtype == ONYX_DTYPE_BFLOAT16 && inputs[i].dtype == ONYX_DTYPE_UINT16)
+        inputs[i].dtype = ONYX_DTYPE_BFLOAT16;
+      continue;
+    }
+    cli_reset_error(&err);
     onyx_status st = onyx_tensor_load_file(in_file[i], &inputs[i], NULL, &err);
     if (st != ONYX_OK) {
       memset(&inputs[i], 0, sizeof inputs[i]);
-      report(in_file[i], st, &err);
+      cli_report(in_file[i], st, &err);
       rc = CLI_ERROR;
       goto done;
     }
   }
 
-  reset_error(&err);
+  cli_reset_error(&err);
   onyx_status st = onyx_session_run(session, inputs, n_in, outputs, n_out, &err);
   if (st != ONYX_OK) {
-    report(model_path, st, &err);
+    cli_report(model_path, st, &err);
     rc = CLI_ERROR;
     goto done;
   }
@@ -836,18 +982,31 @@ static int cmd_run(cli_args *a) {
     rc = make_dirs(a->output_dir);
     for (size_t i = 0; i < n_out && rc == CLI_OK; i++) {
       free(path);
-      path = str_printf("%s%s%s.pb", a->output_dir,
+      path = str_printf("%s%s%s.%s", a->output_dir,
                         a->output_dir[strlen(a->output_dir) - 1] == '/' ? "" : "/",
-                        out_info[i].name);
+                        out_info[i].name, npy_out ? "npy" : "pb");
       if (!path) {
-        error_oom();
+        cli_error_oom();
         rc = CLI_ERROR;
         break;
       }
-      reset_error(&err);
+      if (npy_out) {
+        char why[512];
+        if (npy_save_file(path, &outputs[i], why, sizeof why) != NPY_OK) {
+          fprintf(stderr, "onyx: %s: %s\n", path, why);
+          rc = CLI_ERROR;
+        } else if (outputs[i].dtype == ONYX_DTYPE_BFLOAT16) {
+          fprintf(stderr,
+                  "onyx: note: %s: bfloat16 written as '<u2' bit patterns (numpy has no "
+                  "bfloat16)\n",
+                  path);
+        }
+        continue;
+      }
+      cli_reset_error(&err);
       st = onyx_tensor_save_file(path, &outputs[i], out_info[i].name, &err);
       if (st != ONYX_OK) {
-        report(path, st, &err);
+        cli_report(path, st, &err);
         rc = CLI_ERROR;
       }
     }
@@ -863,11 +1022,17 @@ static int cmd_run(cli_args *a) {
 
 done:
   if (inputs)
-    for (size_t i = 0; i < n_in; i++) onyx_free(inputs[i].data);
+    for (size_t i = 0; i < n_in; i++) {
+      if (in_npy && in_npy[i])
+        free(inputs[i].data);
+      else
+        onyx_free(inputs[i].data);
+    }
   if (outputs)
     for (size_t i = 0; i < n_out; i++) onyx_free(outputs[i].data);
   free(path);
   free(inputs);
+  free(in_npy);
   free(outputs);
   free(in_file);
   free(in_info);
@@ -908,15 +1073,15 @@ static void print_names(size_t n, const char *const *names) {
 static int cmd_info(cli_args *a) {
   if (a->n_positional != 1) {
     if (a->n_positional == 0)
-      usage_error("info", "info: missing MODEL");
+      cli_usage_error("info", "info: missing MODEL");
     else
-      usage_error("info", "info: expected one MODEL, got %zu arguments", a->n_positional);
+      cli_usage_error("info", "info: expected one MODEL, got %zu arguments", a->n_positional);
     return CLI_USAGE;
   }
   const char *path = a->positional[0];
   onyx_model *model;
   onyx_session *session;
-  int rc = open_model(path, &a->opts, &model, &session);
+  int rc = cli_open_model(path, &a->opts, &model, &session);
   if (rc != CLI_OK) return rc;
   onyx_error err;
   onyx_status st;
@@ -928,7 +1093,7 @@ static int cmd_info(cli_args *a) {
   for (size_t i = 0; i < n_opsets; i++) {
     const char *domain = NULL;
     int64_t version = 0;
-    reset_error(&err);
+    cli_reset_error(&err);
     st = onyx_model_opset(model, i, &domain, &version, &err);
     if (st != ONYX_OK) goto fail;
     printf("  %s %" PRId64 "\n", domain && domain[0] ? domain : "ai.onnx", version);
@@ -938,7 +1103,7 @@ static int cmd_info(cli_args *a) {
   printf("inputs:%s\n", n_in ? "" : " (none)");
   for (size_t i = 0; i < n_in; i++) {
     onyx_value_info v;
-    reset_error(&err);
+    cli_reset_error(&err);
     st = onyx_session_input_info(session, i, &v, &err);
     if (st != ONYX_OK) goto fail;
     print_value_info(&v);
@@ -947,7 +1112,7 @@ static int cmd_info(cli_args *a) {
   printf("outputs:%s\n", n_out ? "" : " (none)");
   for (size_t i = 0; i < n_out; i++) {
     onyx_value_info v;
-    reset_error(&err);
+    cli_reset_error(&err);
     st = onyx_session_output_info(session, i, &v, &err);
     if (st != ONYX_OK) goto fail;
     print_value_info(&v);
@@ -957,7 +1122,7 @@ static int cmd_info(cli_args *a) {
   printf("nodes:\n");
   for (size_t i = 0; i < n_nodes; i++) {
     onyx_node_info node;
-    reset_error(&err);
+    cli_reset_error(&err);
     st = onyx_model_node(model, i, &node, &err);
     if (st != ONYX_OK) goto fail;
     printf("  %zu: ", i);
@@ -973,7 +1138,7 @@ static int cmd_info(cli_args *a) {
   goto done;
 
 fail:
-  report(path, st, &err);
+  cli_report(path, st, &err);
   rc = CLI_ERROR;
 done:
   onyx_session_free(session);
@@ -1031,7 +1196,7 @@ static int list_dir(const char *dir, str_list *out, int skip_hidden) {
     if (strcmp(n, ".") == 0 || strcmp(n, "..") == 0 || (skip_hidden && n[0] == '.')) continue;
     char *copy = str_printf("%s", n);
     if (!copy || !list_push(out, copy)) { /* list_push frees copy on failure */
-      error_oom();
+      cli_error_oom();
       ok = 0;
       break;
     }
@@ -1082,7 +1247,7 @@ static int find_cases(const char *dir, const dir_id *parent, str_list *cases) {
   for (size_t i = 0; i < names.len; i++) {
     char *child = path_join(dir, names.items[i]);
     if (!child) {
-      error_oom();
+      cli_error_oom();
       ok = 0;
       break;
     }
@@ -1093,7 +1258,7 @@ static int find_cases(const char *dir, const dir_id *parent, str_list *cases) {
     }
     if (is_case_dir(child)) {
       if (!list_push(cases, child)) {
-        error_oom();
+        cli_error_oom();
         ok = 0;
         break;
       }
@@ -1173,7 +1338,7 @@ static int load_numbered(const char *dir, const char *set_name, const char *pref
       out->cap = cap;
     }
     onyx_error err;
-    reset_error(&err);
+    cli_reset_error(&err);
     onyx_tensor *t = &out->items[out->len];
     onyx_status st = onyx_tensor_load_file(file, t, NULL, &err);
     if (st != ONYX_OK) {
@@ -1281,7 +1446,7 @@ static int run_data_set(onyx_session *session, const onyx_value_info *out_info, 
     goto done;
   }
   onyx_error err;
-  reset_error(&err);
+  cli_reset_error(&err);
   onyx_status st = onyx_session_run(session, inputs.items, n_in, got, n_out, &err);
   if (st != ONYX_OK) {
     sb_printf(why, "%s: %s (%s)", set_name, error_text(NULL, st, &err), onyx_status_name(st));
@@ -1322,10 +1487,10 @@ static int run_case(const char *dir, const onyx_session_options *opts, strbuf *w
     sb_printf(why, "out of memory");
     goto done;
   }
-  reset_error(&err);
+  cli_reset_error(&err);
   st = onyx_model_load_file(model_path, &model, &err);
   if (st == ONYX_OK) {
-    reset_error(&err);
+    cli_reset_error(&err);
     st = onyx_session_create(model, opts, &session, &err);
   }
   if (st != ONYX_OK) {
@@ -1341,7 +1506,7 @@ static int run_case(const char *dir, const onyx_session_options *opts, strbuf *w
     goto done;
   }
   for (size_t k = 0; k < n_out; k++) {
-    reset_error(&err);
+    cli_reset_error(&err);
     st = onyx_session_output_info(session, k, &out_info[k], &err);
     if (st != ONYX_OK) {
       sb_printf(why, "%s (%s)", error_text(model_path, st, &err), onyx_status_name(st));
@@ -1415,7 +1580,7 @@ done:
 
 static int cmd_test(cli_args *a) {
   if (a->n_positional == 0) {
-    usage_error("test", "test: missing PATH");
+    cli_usage_error("test", "test: missing PATH");
     return CLI_USAGE;
   }
   str_list cases = {0};
@@ -1432,7 +1597,7 @@ static int cmd_test(cli_args *a) {
     } else if (is_case_dir(p)) {
       char *copy = str_printf("%s", p);
       if (!copy || !list_push(&cases, copy)) {
-        error_oom();
+        cli_error_oom();
         list_free(&cases);
         return CLI_ERROR;
       }
@@ -1486,7 +1651,7 @@ int main(int argc, char **argv) {
     const char *topic = argc > 2 && argv[2][0] != '-' ? argv[2] : NULL;
     const char *text = command_help(topic);
     if (!text) {
-      usage_error(NULL, "help: unknown command '%s'", topic);
+      cli_usage_error(NULL, "help: unknown command '%s'", topic);
       return CLI_USAGE;
     }
     fputs(text, stdout);
@@ -1502,14 +1667,17 @@ int main(int argc, char **argv) {
   unsigned allowed = OPT_THREADS | OPT_ISA;
   if (strcmp(command, "run") == 0) {
     run = cmd_run;
-    allowed |= OPT_INPUT | OPT_OUTPUT_DIR;
+    allowed |= OPT_INPUT | OPT_OUTPUT_DIR | OPT_FORMAT;
   } else if (strcmp(command, "test") == 0) {
     run = cmd_test;
     allowed |= OPT_VERBOSE;
   } else if (strcmp(command, "info") == 0) {
     run = cmd_info;
+  } else if (strcmp(command, "bench") == 0) {
+    run = cli_bench;
+    allowed |= OPT_SHAPE | OPT_WARMUP | OPT_RUNS | OPT_DURATION | OPT_PER_NODE | OPT_PROGRESS;
   } else {
-    usage_error(NULL, command[0] == '-' ? "unknown option '%s'" : "unknown command '%s'",
+    cli_usage_error(NULL, command[0] == '-' ? "unknown option '%s'" : "unknown command '%s'",
                 command);
     return CLI_USAGE;
   }
@@ -1521,6 +1689,9 @@ int main(int argc, char **argv) {
   cli_args a;
   memset(&a, 0, sizeof a);
   a.command = command;
+  a.warmup = -1;
+  a.runs = -1;
+  a.duration = -1;
   onyx_session_options_init(&a.opts);
   int rc = parse_args(argc, argv, 2, allowed, &a);
   if (rc == CLI_OK) rc = run(&a);

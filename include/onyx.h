@@ -1,20 +1,22 @@
-/*
- * onyx: a small C11 runtime for ONNX models.
+/**
+ * @file onyx.h
+ * @brief onyx: a small C11 runtime for ONNX models. This header is the whole
+ * public API.
  *
- * This header is the whole public API. The flow is:
+ * The flow is:
  *
- *   onyx_model_load_file()      read and check a model (or _load_memory)
- *   onyx_session_create()       every check and every kernel choice happens here
- *   onyx_session_run()          as many times as wanted
- *   onyx_session_free(), onyx_model_free()
+ *     onyx_model_load_file()      read and check a model (or _load_memory)
+ *     onyx_session_create()       every check and every kernel choice happens here
+ *     onyx_session_run()          as many times as wanted
+ *     onyx_session_free(), onyx_model_free()
  *
- * Error handling: every call that can fail returns an onyx_status. When the
- * caller passes a non-NULL onyx_error, the same status and a one-line message
- * naming what was wrong (file, node, op, opset, input, dtype) are written
- * into it. The library never prints, never exits and never aborts on bad
- * input.
+ * **Error handling**: every call that can fail returns an ::onyx_status. When
+ * the caller passes a non-NULL ::onyx_error, the same status and a one-line
+ * message naming what was wrong (file, node, op, opset, input, dtype) are
+ * written into it. The library never prints, never exits and never aborts on
+ * bad input. docs/errors.md lists every status, its causes and what to do.
  *
- * Ownership: handles returned through an out-pointer belong to the caller,
+ * **Ownership**: handles returned through an out-pointer belong to the caller,
  * who frees them with the matching _free function. Strings and arrays that a
  * query returns stay valid until the handle they came from is freed.
  */
@@ -28,6 +30,10 @@
 extern "C" {
 #endif
 
+/**
+ * @brief Marks the functions the shared library exports; everything else in
+ * it is hidden.
+ */
 #if defined(_WIN32) && defined(ONYX_BUILD_SHARED)
 #define ONYX_API __declspec(dllexport)
 #elif defined(__GNUC__)
@@ -36,17 +42,22 @@ extern "C" {
 #define ONYX_API
 #endif
 
+/** @brief The major version: incompatible API changes (from 1.0 on). */
 #define ONYX_VERSION_MAJOR 0
+/** @brief The minor version: additions (and, before 1.0, API changes). */
 #define ONYX_VERSION_MINOR 1
+/** @brief The patch version: fixes. */
 #define ONYX_VERSION_PATCH 0
 
-/* The largest tensor rank onyx accepts; a model with more is an error. */
+/** @brief The largest tensor rank onyx accepts; a model with more is an error. */
 #define ONYX_MAX_RANK 16
 
-/*
- * Status codes. The list exists once, here; the enum, the names returned by
- * onyx_status_name() and the short descriptions come from it.
- * X(NAME, value, description)
+/**
+ * @brief The status codes, as one list: X(NAME, value, description).
+ *
+ * The list exists once, here; the ::onyx_status enum (ONYX_OK,
+ * ONYX_INVALID_ARGUMENT, ...), the names returned by onyx_status_name() and
+ * the descriptions returned by onyx_status_description() come from it.
  */
 #define ONYX_STATUS_MAP(X)                                                                  \
   X(OK, 0, "success")                                                                       \
@@ -73,15 +84,23 @@ extern "C" {
   X(BUFFER_TOO_SMALL, 21, "a caller's output buffer is too small")                          \
   X(INTERNAL, 22, "an internal invariant failed (a bug in onyx)")
 
+/**
+ * @brief The result of every call that can fail: ONYX_OK (0) or an error.
+ *
+ * One enumerator ONYX_NAME = value per entry of ::ONYX_STATUS_MAP;
+ * docs/errors.md explains each.
+ */
 typedef enum onyx_status {
 #define ONYX_X_(name, value, desc) ONYX_##name = value,
   ONYX_STATUS_MAP(ONYX_X_)
 #undef ONYX_X_
 } onyx_status;
 
-/*
- * Element types, numbered as ONNX's TensorProto.DataType so that values read
- * from a model need no translation. X(NAME, onnx value, C type name, size)
+/**
+ * @brief The element types, as one list: X(NAME, onnx value, name, size).
+ *
+ * Numbered as ONNX's TensorProto.DataType, so that values read from a model
+ * need no translation.
  */
 #define ONYX_DTYPE_MAP(X)            \
   X(FLOAT, 1, "float", 4)            \
@@ -97,214 +116,342 @@ typedef enum onyx_status {
   X(UINT64, 13, "uint64", 8)         \
   X(BFLOAT16, 16, "bfloat16", 2)
 
+/**
+ * @brief An element type: ONYX_DTYPE_UNDEFINED (0), or one enumerator
+ * ONYX_DTYPE_NAME = onnx value per entry of ::ONYX_DTYPE_MAP.
+ */
 typedef enum onyx_dtype {
-  ONYX_DTYPE_UNDEFINED = 0,
+  ONYX_DTYPE_UNDEFINED = 0, /**< No type, or one onyx does not know. */
 #define ONYX_X_(name, value, cname, size) ONYX_DTYPE_##name = value,
   ONYX_DTYPE_MAP(ONYX_X_)
 #undef ONYX_X_
 } onyx_dtype;
 
-/* Instruction-set levels, lowest first. Used to cap kernel selection. */
+/** @brief Instruction-set levels, lowest first. Used to cap kernel selection. */
 typedef enum onyx_isa {
-  ONYX_ISA_SCALAR = 0,
-  ONYX_ISA_SSE41 = 1,
-  ONYX_ISA_AVX2 = 2,
-  ONYX_ISA_AVX512 = 3,
-  ONYX_ISA_BEST = 255 /* no cap: the best the CPU and OS support */
+  ONYX_ISA_SCALAR = 0, /**< Portable C only. */
+  ONYX_ISA_SSE41 = 1,  /**< x86-64 with SSE4.1. */
+  ONYX_ISA_AVX2 = 2,   /**< x86-64 with AVX2, FMA and F16C. */
+  ONYX_ISA_AVX512 = 3, /**< x86-64 with AVX-512 F, BW, DQ and VL. */
+  ONYX_ISA_BEST = 255 /**< No cap: the best the CPU and OS support. */
 } onyx_isa;
 
-/*
- * A caller-owned error record. onyx writes the status and a NUL-terminated
- * one-line message into it whenever a call fails; on success it is left as
- * it was. Passing NULL where an onyx_error* is expected is allowed.
+/**
+ * @brief A caller-owned error record.
+ *
+ * onyx writes the status and a NUL-terminated one-line message into it
+ * whenever a call fails; on success it is left as it was. Passing NULL where
+ * an onyx_error* is expected is allowed.
  */
 typedef struct onyx_error {
-  onyx_status status;
-  char message[512];
+  onyx_status status; /**< The status the failed call returned. */
+  char message[512];  /**< What went wrong, naming the file, node, input or type. */
 } onyx_error;
 
-/*
- * A tensor as the API exchanges it: a view of memory onyx does not own
- * unless a call says otherwise.
- *   dtype, rank, dims: element type and shape (dims[0..rank-1]; rank 0 is a
- *                      scalar with one element).
- *   data:              the elements, densely packed in C order, little-endian.
- *   size:              bytes available at data. For inputs it must be at
- *                      least the byte size the shape implies.
+/**
+ * @brief A tensor as the API exchanges it: a view of memory onyx does not
+ * own unless a call says otherwise.
  */
 typedef struct onyx_tensor {
-  onyx_dtype dtype;
-  uint32_t rank;
-  int64_t dims[ONYX_MAX_RANK];
-  void *data;
-  size_t size;
+  onyx_dtype dtype;            /**< The element type. */
+  uint32_t rank;               /**< The number of dimensions; 0 is a scalar with one element. */
+  int64_t dims[ONYX_MAX_RANK]; /**< The shape: dims[0 .. rank-1]. */
+  void *data;                  /**< The elements, densely packed in C order, little-endian. */
+  size_t size; /**< Bytes available at data; for inputs at least the byte size the shape implies. */
 } onyx_tensor;
 
-/* Opaque handles. */
+/** @brief A loaded and checked model (opaque). */
 typedef struct onyx_model onyx_model;
+/** @brief A session: a model ready to run, with every kernel chosen (opaque). */
 typedef struct onyx_session onyx_session;
 
 /* ---- Library information ---------------------------------------------- */
 
-/* The version as "MAJOR.MINOR.PATCH". Never fails; the string is static. */
+/**
+ * @brief The library's version.
+ * @return "MAJOR.MINOR.PATCH", as the ONYX_VERSION_ macros. Never fails; the
+ *         string is static.
+ */
 ONYX_API const char *onyx_version(void);
 
-/* The name of a status ("ONYX_TYPE"), or "ONYX_UNKNOWN_STATUS". Static. */
+/**
+ * @brief The name of a status.
+ * @param status Any value.
+ * @return "ONYX_TYPE" and so on, or "ONYX_UNKNOWN_STATUS". Static.
+ */
 ONYX_API const char *onyx_status_name(onyx_status status);
 
-/* A short description of a status. Static. */
+/**
+ * @brief A short description of a status.
+ * @param status Any value.
+ * @return The description from ::ONYX_STATUS_MAP. Static.
+ */
 ONYX_API const char *onyx_status_description(onyx_status status);
 
-/* The name of an element type ("float16"), or "undefined". Static. */
+/**
+ * @brief The name of an element type.
+ * @param dtype Any value.
+ * @return "float16" and so on, or "undefined". Static.
+ */
 ONYX_API const char *onyx_dtype_name(onyx_dtype dtype);
 
-/* The size in bytes of one element, or 0 for a type onyx does not know. */
+/**
+ * @brief The size in bytes of one element.
+ * @param dtype Any value.
+ * @return The size, or 0 for a type onyx does not know.
+ */
 ONYX_API size_t onyx_dtype_size(onyx_dtype dtype);
 
-/* The newest ai.onnx opset onyx supports. */
+/**
+ * @brief The newest ai.onnx opset onyx supports.
+ * @return The opset version.
+ */
 ONYX_API int64_t onyx_max_opset(void);
 
-/* The ISA level kernels will use with no cap: detected once per process
- * from CPUID and the OS's saved-register state, then lowered by the
- * environment variable ONYX_ISA (scalar, sse41, avx2, avx512) if set. */
+/**
+ * @brief The ISA level kernels will use with no cap.
+ *
+ * Detected once per process from CPUID and the OS's saved-register state,
+ * then lowered by the environment variable ONYX_ISA (scalar, sse41, avx2,
+ * avx512) if set.
+ * @return The level.
+ */
 ONYX_API onyx_isa onyx_isa_detected(void);
 
-/* The name of an ISA level ("avx2"). Static. */
+/**
+ * @brief The name of an ISA level.
+ * @param isa A level.
+ * @return "avx2" and so on. Static.
+ */
 ONYX_API const char *onyx_isa_name(onyx_isa isa);
 
-/* Frees memory that onyx allocated for the caller (output buffers of
- * onyx_session_run and onyx_tensor_decode). NULL is a no-op. */
+/**
+ * @brief Frees memory that onyx allocated for the caller: output buffers of
+ * onyx_session_run(), tensors and names of onyx_tensor_decode(), bytes of
+ * onyx_tensor_encode().
+ * @param ptr The memory, or NULL (a no-op).
+ */
 ONYX_API void onyx_free(void *ptr);
 
 /* ---- Models ------------------------------------------------------------ */
 
-/*
- * Loads the ONNX model at path. The file is memory-mapped read-only and
- * tensor payloads point into the mapping where alignment allows. The model
- * is parsed and its structure checked here (wire format, ir_version, opset
- * imports, tensor data, external data). Errors: ONYX_INVALID_ARGUMENT,
- * ONYX_IO, ONYX_OUT_OF_MEMORY, ONYX_PARSE, ONYX_IR_VERSION, ONYX_OPSET,
- * ONYX_TENSOR_DATA, ONYX_SHAPE, ONYX_TYPE, ONYX_EXTERNAL_DATA, ONYX_LIMIT.
- * On success *out is a new model the caller frees with onyx_model_free; on
- * failure *out is set to NULL.
+/**
+ * @brief Loads and checks the ONNX model at path.
+ *
+ * The file is memory-mapped read-only and tensor payloads point into the
+ * mapping where alignment allows. The model is parsed and its structure
+ * checked here (wire format, ir_version, opset imports, tensor data,
+ * external data).
+ * @param path The model file; external data files are found relative to its
+ *             folder.
+ * @param out  Receives a new model the caller frees with onyx_model_free(),
+ *             or NULL on failure.
+ * @param err  Receives the status and message on failure; may be NULL.
+ * @return ONYX_OK, or ONYX_INVALID_ARGUMENT, ONYX_IO, ONYX_OUT_OF_MEMORY,
+ *         ONYX_PARSE, ONYX_IR_VERSION, ONYX_OPSET, ONYX_TENSOR_DATA,
+ *         ONYX_SHAPE, ONYX_TYPE, ONYX_EXTERNAL_DATA, ONYX_LIMIT.
  */
 ONYX_API onyx_status onyx_model_load_file(const char *path, onyx_model **out, onyx_error *err);
 
-/*
- * Like onyx_model_load_file, on size bytes at data. onyx does not copy the
- * bytes: they must stay valid and unchanged until onyx_model_free. A model
- * loaded from memory may not use external data (ONYX_EXTERNAL_DATA), since
- * it has no folder.
+/**
+ * @brief Like onyx_model_load_file(), on bytes in memory.
+ *
+ * onyx does not copy the bytes: they must stay valid and unchanged until
+ * onyx_model_free(). A model loaded from memory may not use external data
+ * (ONYX_EXTERNAL_DATA), since it has no folder.
+ * @param data The serialized ModelProto.
+ * @param size Its length in bytes.
+ * @param out  Receives a new model, or NULL on failure.
+ * @param err  Receives the status and message on failure; may be NULL.
+ * @return As onyx_model_load_file(), without ONYX_IO.
  */
 ONYX_API onyx_status onyx_model_load_memory(const void *data, size_t size, onyx_model **out,
                                             onyx_error *err);
 
-/* Frees a model. Sessions created from it must be freed first. NULL is a
- * no-op. */
+/**
+ * @brief Frees a model. Sessions created from it must be freed first.
+ * @param model The model, or NULL (a no-op).
+ */
 ONYX_API void onyx_model_free(onyx_model *model);
 
-/* The model's ir_version. */
+/**
+ * @brief The model's ir_version.
+ * @param model A loaded model.
+ * @return The IR version.
+ */
 ONYX_API int64_t onyx_model_ir_version(const onyx_model *model);
 
-/* The number of opset imports, and the i-th one's domain ("" is ai.onnx)
- * and version. Returns ONYX_INVALID_ARGUMENT for a bad index. */
+/**
+ * @brief The number of opset imports of the model.
+ * @param model A loaded model.
+ * @return The count.
+ */
 ONYX_API size_t onyx_model_opset_count(const onyx_model *model);
+/**
+ * @brief The index-th opset import.
+ * @param model   A loaded model.
+ * @param index   From 0 to onyx_model_opset_count() - 1.
+ * @param domain  Receives the domain ("" is ai.onnx); valid until
+ *                onyx_model_free().
+ * @param version Receives the opset version.
+ * @param err     Receives the status and message on failure; may be NULL.
+ * @return ONYX_OK, or ONYX_INVALID_ARGUMENT for a bad index or NULL pointer.
+ */
 ONYX_API onyx_status onyx_model_opset(const onyx_model *model, size_t index, const char **domain,
                                       int64_t *version, onyx_error *err);
 
-/* The number of nodes in the graph, and the i-th node's op type, domain
- * and name, and its input and output names (an empty string is an omitted
- * optional input). Strings stay valid until onyx_model_free. */
+/**
+ * @brief The number of nodes in the model's graph.
+ * @param model A loaded model.
+ * @return The count.
+ */
 ONYX_API size_t onyx_model_node_count(const onyx_model *model);
+/**
+ * @brief A node as onyx_model_node() describes it. Strings stay valid until
+ * onyx_model_free().
+ */
 typedef struct onyx_node_info {
-  const char *op_type;
-  const char *domain;
-  const char *name;
-  size_t input_count;
-  const char *const *inputs;
-  size_t output_count;
-  const char *const *outputs;
+  const char *op_type;        /**< The operator ("Clip"). */
+  const char *domain;         /**< The operator's domain ("" is ai.onnx). */
+  const char *name;           /**< The node's name; may be "". */
+  size_t input_count;         /**< The number of entries in inputs. */
+  const char *const *inputs;  /**< Input value names; "" is an omitted optional input. */
+  size_t output_count;        /**< The number of entries in outputs. */
+  const char *const *outputs; /**< Output value names. */
 } onyx_node_info;
+/**
+ * @brief Describes the index-th node of the graph, in model order.
+ * @param model A loaded model.
+ * @param index From 0 to onyx_model_node_count() - 1.
+ * @param out   Receives the node's op type, domain, name, inputs and outputs.
+ * @param err   Receives the status and message on failure; may be NULL.
+ * @return ONYX_OK, or ONYX_INVALID_ARGUMENT for a bad index or NULL pointer.
+ */
 ONYX_API onyx_status onyx_model_node(const onyx_model *model, size_t index, onyx_node_info *out,
                                      onyx_error *err);
 
 /* ---- Sessions ---------------------------------------------------------- */
 
-/*
- * Session options. Zero-initialise, or pass NULL for the defaults.
- *   threads: worker threads for large tensors; 0 means the default.
- *   isa_cap: the highest ISA level kernels may use; 0 (ONYX_ISA_SCALAR) is a
- *            real cap, so set ONYX_ISA_BEST for no cap. onyx_session_options_init
- *            fills the defaults.
+/**
+ * @brief Session options. Fill them with onyx_session_options_init(), or
+ * pass NULL for the defaults.
  */
 typedef struct onyx_session_options {
-  uint32_t threads;
+  uint32_t threads; /**< Worker threads for large tensors; 0 means the default. */
+  /** The highest ISA level kernels may use. 0 (ONYX_ISA_SCALAR) is a real
+   * cap, so zero-initialised options run scalar kernels: set ONYX_ISA_BEST
+   * (as onyx_session_options_init() does) for no cap. */
   onyx_isa isa_cap;
 } onyx_session_options;
 
-/* Fills *opts with the defaults (threads 0, isa_cap ONYX_ISA_BEST). */
+/**
+ * @brief Fills *opts with the defaults: threads 0, isa_cap ONYX_ISA_BEST.
+ * @param opts The options to fill.
+ */
 ONYX_API void onyx_session_options_init(onyx_session_options *opts);
 
-/*
- * Creates a session: resolves each node's operator version from the
- * model's ai.onnx opset, sorts the nodes, checks every value, type,
- * attribute and bound, folds Constant nodes, and chooses every kernel. All
- * model errors surface here or at load, never at run. Errors: those of
- * loading plus ONYX_UNSUPPORTED_OP, ONYX_ARITY, ONYX_ATTRIBUTE,
- * ONYX_UNDEFINED_VALUE, ONYX_DUPLICATE_VALUE, ONYX_CYCLE, ONYX_TYPE,
- * ONYX_SHAPE. The model must outlive the session.
+/**
+ * @brief Creates a session, ready to run.
+ *
+ * Resolves each node's operator version from the model's ai.onnx opset,
+ * sorts the nodes, checks every value, type, attribute and bound, folds
+ * Constant nodes, and chooses every kernel. All model errors surface here or
+ * at load, never at run.
+ * @param model A loaded model, which must outlive the session.
+ * @param opts  Options, or NULL for the defaults.
+ * @param out   Receives a new session the caller frees with
+ *              onyx_session_free().
+ * @param err   Receives the status and message on failure; may be NULL.
+ * @return ONYX_OK, or an error of loading, or ONYX_UNSUPPORTED_OP,
+ *         ONYX_ARITY, ONYX_ATTRIBUTE, ONYX_UNDEFINED_VALUE,
+ *         ONYX_DUPLICATE_VALUE, ONYX_CYCLE, ONYX_TYPE, ONYX_SHAPE.
  */
 ONYX_API onyx_status onyx_session_create(const onyx_model *model, const onyx_session_options *opts,
                                          onyx_session **out, onyx_error *err);
 
-/* Frees a session. NULL is a no-op. */
+/**
+ * @brief Frees a session. No run of it may be in progress.
+ * @param session The session, or NULL (a no-op).
+ */
 ONYX_API void onyx_session_free(onyx_session *session);
 
-/*
- * Describes a session input or output. Inputs are the graph inputs that are
- * not initializers, in graph order; outputs are the graph outputs in order.
- * dims[i] is -1 for a symbolic or unknown dimension, whose name (if any) is
- * in dim_names[i] (else NULL). has_shape is 0 when the model declares no
- * shape, in which case any rank is accepted.
+/**
+ * @brief Describes a session input or output.
+ *
+ * Inputs are the graph inputs that are not initializers, in graph order;
+ * outputs are the graph outputs in order.
  */
 typedef struct onyx_value_info {
-  const char *name;
-  onyx_dtype dtype;
-  int has_shape;
-  uint32_t rank;
-  int64_t dims[ONYX_MAX_RANK];
-  const char *dim_names[ONYX_MAX_RANK];
+  const char *name;  /**< The value's name. */
+  onyx_dtype dtype;  /**< Its declared element type. */
+  int has_shape;     /**< 0 when the model declares no shape: any rank is accepted. */
+  uint32_t rank;     /**< The declared rank. */
+  int64_t dims[ONYX_MAX_RANK]; /**< Declared sizes; -1 for a symbolic or unknown dimension. */
+  const char *dim_names[ONYX_MAX_RANK]; /**< The name of a symbolic dimension, else NULL. */
 } onyx_value_info;
 
+/**
+ * @brief The number of session inputs (graph inputs without initializers).
+ * @param session A session.
+ * @return The count.
+ */
 ONYX_API size_t onyx_session_input_count(const onyx_session *session);
+/**
+ * @brief The number of session outputs (the graph outputs).
+ * @param session A session.
+ * @return The count.
+ */
 ONYX_API size_t onyx_session_output_count(const onyx_session *session);
-/* Fills *out for the index-th input or output. ONYX_INVALID_ARGUMENT for a
- * bad index. Strings stay valid until the session is freed. */
+/**
+ * @brief Describes the index-th session input.
+ * @param session A session.
+ * @param index   From 0 to onyx_session_input_count() - 1.
+ * @param out     Receives the description; its strings stay valid until the
+ *                session is freed.
+ * @param err     Receives the status and message on failure; may be NULL.
+ * @return ONYX_OK, or ONYX_INVALID_ARGUMENT for a bad index.
+ */
 ONYX_API onyx_status onyx_session_input_info(const onyx_session *session, size_t index,
                                              onyx_value_info *out, onyx_error *err);
+/**
+ * @brief Describes the index-th session output.
+ * @param session A session.
+ * @param index   From 0 to onyx_session_output_count() - 1.
+ * @param out     Receives the description; its strings stay valid until the
+ *                session is freed.
+ * @param err     Receives the status and message on failure; may be NULL.
+ * @return ONYX_OK, or ONYX_INVALID_ARGUMENT for a bad index.
+ */
 ONYX_API onyx_status onyx_session_output_info(const onyx_session *session, size_t index,
                                               onyx_value_info *out, onyx_error *err);
 
-/*
- * Runs the session. inputs[i] binds to the i-th session input (by position,
- * never by name); n_inputs must equal onyx_session_input_count. Input data
- * is read in place, never copied or modified, and must not overlap outputs.
+/**
+ * @brief Runs the session once.
  *
- * outputs has n_outputs == onyx_session_output_count entries. For each, if
- * data is NULL onyx allocates the buffer (free it with onyx_free); otherwise
- * size must be at least the output's byte size (else ONYX_BUFFER_TOO_SMALL
- * and nothing is written). onyx sets dtype, rank, dims and size (the bytes
- * written) of every output.
- *
- * Errors: ONYX_INVALID_ARGUMENT, ONYX_INPUT_MISSING (fewer inputs, or a
- * NULL data pointer for a non-empty tensor), ONYX_INPUT_TYPE,
- * ONYX_INPUT_SHAPE, ONYX_BUFFER_TOO_SMALL, ONYX_OUT_OF_MEMORY, ONYX_LIMIT.
+ * Input data is read in place, never copied or modified, and must not
+ * overlap outputs. For each output, if data is NULL onyx allocates the
+ * buffer (free it with onyx_free()); otherwise size must be at least the
+ * output's byte size (else ONYX_BUFFER_TOO_SMALL and nothing is written).
+ * onyx sets dtype, rank and dims of every output. A caller's buffer keeps
+ * its size (its capacity, so the same tensor can be reused for a larger
+ * run); a buffer onyx allocates gets size = the bytes written.
  * On failure, buffers onyx allocated in this call are freed again and their
  * data pointers reset to NULL.
  *
- * Concurrency: several threads may call onyx_session_run on one session at
- * once, each with its own outputs: a run only reads the session. Creating
+ * Concurrency: several threads may call onyx_session_run() on one session
+ * at once, each with its own outputs: a run only reads the session. Creating
  * and freeing a session must not overlap any run of it.
+ * @param session   A session.
+ * @param inputs    inputs[i] binds to the i-th session input (by position,
+ *                  never by name).
+ * @param n_inputs  Must equal onyx_session_input_count().
+ * @param outputs   One tensor per session output, filled by the run.
+ * @param n_outputs Must equal onyx_session_output_count().
+ * @param err       Receives the status and message on failure; may be NULL.
+ * @return ONYX_OK, or ONYX_INVALID_ARGUMENT, ONYX_INPUT_MISSING (fewer
+ *         inputs, or a NULL data pointer for a non-empty tensor),
+ *         ONYX_INPUT_TYPE, ONYX_INPUT_SHAPE, ONYX_BUFFER_TOO_SMALL,
+ *         ONYX_OUT_OF_MEMORY, ONYX_LIMIT.
  */
 ONYX_API onyx_status onyx_session_run(onyx_session *session, const onyx_tensor *inputs,
                                       size_t n_inputs, onyx_tensor *outputs, size_t n_outputs,
@@ -312,52 +459,115 @@ ONYX_API onyx_status onyx_session_run(onyx_session *session, const onyx_tensor *
 
 /* ---- Serialized tensors (TensorProto .pb files) ------------------------ */
 
-/*
- * Decodes a serialized ONNX TensorProto. On success *out describes a new
- * buffer the caller frees with onyx_free(out->data) (data may be NULL for
- * an empty tensor), and *name (if name is not NULL) receives a new
- * NUL-terminated copy of the tensor's name, freed with onyx_free. Errors:
- * ONYX_INVALID_ARGUMENT, ONYX_OUT_OF_MEMORY, ONYX_PARSE, ONYX_TYPE,
- * ONYX_SHAPE, ONYX_TENSOR_DATA, ONYX_EXTERNAL_DATA (external data is not
- * accepted here), ONYX_LIMIT.
+/**
+ * @brief Decodes a serialized ONNX TensorProto.
+ * @param bytes The serialized tensor.
+ * @param size  Its length in bytes.
+ * @param out   Receives the tensor: a new buffer the caller frees with
+ *              onyx_free(out->data) (data may be NULL for an empty tensor).
+ * @param name  If not NULL, receives a new NUL-terminated copy of the
+ *              tensor's name, freed with onyx_free().
+ * @param err   Receives the status and message on failure; may be NULL.
+ * @return ONYX_OK, or ONYX_INVALID_ARGUMENT, ONYX_OUT_OF_MEMORY, ONYX_PARSE,
+ *         ONYX_TYPE, ONYX_SHAPE, ONYX_TENSOR_DATA, ONYX_EXTERNAL_DATA
+ *         (external data is not accepted here), ONYX_LIMIT.
  */
 ONYX_API onyx_status onyx_tensor_decode(const void *bytes, size_t size, onyx_tensor *out,
                                         char **name, onyx_error *err);
 
-/* Like onyx_tensor_decode, on the contents of the file at path. */
+/**
+ * @brief Like onyx_tensor_decode(), on the contents of a file.
+ * @param path The file (a .pb file as in the ONNX test folders).
+ * @param out  Receives the tensor, as onyx_tensor_decode().
+ * @param name If not NULL, receives a copy of the tensor's name.
+ * @param err  Receives the status and message on failure; may be NULL.
+ * @return As onyx_tensor_decode(), plus ONYX_IO.
+ */
 ONYX_API onyx_status onyx_tensor_load_file(const char *path, onyx_tensor *out, char **name,
                                            onyx_error *err);
 
-/*
- * Serializes a tensor as a TensorProto with the given name (NULL for none)
- * and raw_data. *bytes receives a new buffer (free with onyx_free) of *size
- * bytes. Errors: ONYX_INVALID_ARGUMENT, ONYX_TYPE, ONYX_OUT_OF_MEMORY.
+/**
+ * @brief Serializes a tensor as a TensorProto with raw_data.
+ * @param tensor The tensor.
+ * @param name   The name to give it, or NULL for none.
+ * @param bytes  Receives a new buffer, freed with onyx_free().
+ * @param size   Receives its length in bytes.
+ * @param err    Receives the status and message on failure; may be NULL.
+ * @return ONYX_OK, or ONYX_INVALID_ARGUMENT, ONYX_TYPE, ONYX_OUT_OF_MEMORY.
  */
 ONYX_API onyx_status onyx_tensor_encode(const onyx_tensor *tensor, const char *name, void **bytes,
                                         size_t *size, onyx_error *err);
 
-/* Like onyx_tensor_encode, writing the bytes to the file at path. */
+/**
+ * @brief Like onyx_tensor_encode(), writing the bytes to a file.
+ * @param path   The file to create or replace.
+ * @param tensor The tensor.
+ * @param name   The name to give it, or NULL for none.
+ * @param err    Receives the status and message on failure; may be NULL.
+ * @return As onyx_tensor_encode(), plus ONYX_IO.
+ */
 ONYX_API onyx_status onyx_tensor_save_file(const char *path, const onyx_tensor *tensor,
                                            const char *name, onyx_error *err);
 
 /* ---- Kernels on the caller's buffers ----------------------------------- */
 
-/*
- * Element-wise kernels with the same semantics as the ONNX operators, on n
- * elements of type dtype. x and y may be the same buffer (in place) but must
- * not otherwise overlap. Ceil and Floor take float types; Sign and Clip
- * every type onyx knows. Errors: ONYX_INVALID_ARGUMENT (NULL pointer with
- * n > 0), ONYX_TYPE (type not allowed for the op).
+/**
+ * @brief Ceil on n elements: y[i] = ceil(x[i]), as the ONNX operator.
+ *
+ * x and y may be the same buffer (in place) but must not otherwise overlap.
+ * @param dtype ONYX_DTYPE_FLOAT16, _FLOAT, _DOUBLE or _BFLOAT16.
+ * @param n     The number of elements.
+ * @param x     The input elements.
+ * @param y     The output elements.
+ * @param err   Receives the status and message on failure; may be NULL.
+ * @return ONYX_OK, or ONYX_INVALID_ARGUMENT (NULL pointer with n > 0),
+ *         ONYX_TYPE (a type Ceil does not take).
  */
 ONYX_API onyx_status onyx_ceil(onyx_dtype dtype, size_t n, const void *x, void *y, onyx_error *err);
+/**
+ * @brief Floor on n elements: y[i] = floor(x[i]), as the ONNX operator.
+ *
+ * x and y may be the same buffer (in place) but must not otherwise overlap.
+ * @param dtype ONYX_DTYPE_FLOAT16, _FLOAT, _DOUBLE or _BFLOAT16.
+ * @param n     The number of elements.
+ * @param x     The input elements.
+ * @param y     The output elements.
+ * @param err   Receives the status and message on failure; may be NULL.
+ * @return ONYX_OK, or ONYX_INVALID_ARGUMENT (NULL pointer with n > 0),
+ *         ONYX_TYPE (a type Floor does not take).
+ */
 ONYX_API onyx_status onyx_floor(onyx_dtype dtype, size_t n, const void *x, void *y,
                                 onyx_error *err);
+/**
+ * @brief Sign on n elements: 1, -1 or 0 (NaN stays NaN), as the ONNX
+ * operator.
+ *
+ * x and y may be the same buffer (in place) but must not otherwise overlap.
+ * @param dtype Any type onyx knows.
+ * @param n     The number of elements.
+ * @param x     The input elements.
+ * @param y     The output elements.
+ * @param err   Receives the status and message on failure; may be NULL.
+ * @return ONYX_OK, or ONYX_INVALID_ARGUMENT (NULL pointer with n > 0),
+ *         ONYX_TYPE (a type onyx does not know).
+ */
 ONYX_API onyx_status onyx_sign(onyx_dtype dtype, size_t n, const void *x, void *y, onyx_error *err);
 
-/*
- * Clip: y = min(max(x, *lo), *hi) as ONNX Clip-11 and later define it. lo and
- * hi each point to one element of dtype, or are NULL for no bound on that
- * side. When *lo > *hi every element becomes *hi; NaN in x stays NaN.
+/**
+ * @brief Clip on n elements: y = min(max(x, *lo), *hi), as ONNX Clip-11 and
+ * later define it.
+ *
+ * When *lo > *hi every element becomes *hi; NaN in x stays NaN. x and y may
+ * be the same buffer (in place) but must not otherwise overlap.
+ * @param dtype Any type onyx knows.
+ * @param n     The number of elements.
+ * @param x     The input elements.
+ * @param y     The output elements.
+ * @param lo    One element of dtype, or NULL for no lower bound.
+ * @param hi    One element of dtype, or NULL for no upper bound.
+ * @param err   Receives the status and message on failure; may be NULL.
+ * @return ONYX_OK, or ONYX_INVALID_ARGUMENT (NULL pointer with n > 0),
+ *         ONYX_TYPE (a type onyx does not know).
  */
 ONYX_API onyx_status onyx_clip(onyx_dtype dtype, size_t n, const void *x, void *y, const void *lo,
                                const void *hi, onyx_error *err);

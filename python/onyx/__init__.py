@@ -1,0 +1,72 @@
+"""onyx: run ONNX models (Ceil, Floor, Clip, Sign, Constant) with the onyx C
+library, from Python.
+
+The API has the shape of ONNX Runtime's, so that switching is one import::
+
+    import onyx as ort                      # instead of: import onnxruntime as ort
+    sess = ort.InferenceSession("model.onnx")
+    x = sess.get_inputs()[0]                # .name, .type ('tensor(float)'), .shape
+    (y,) = sess.run(None, {x.name: data})   # a list of numpy arrays
+
+plus the kernels on arrays, without a model: ``onyx.ceil``, ``onyx.floor``,
+``onyx.sign`` and ``onyx.clip(x, min=None, max=None)``.
+
+Errors raise ``OnyxError`` subclasses, one per onyx status
+(``OnyxParseError``, ``OnyxInputTypeError``, ...), carrying onyx's one-line
+message and ``.status`` / ``.status_name``.
+
+numpy has no bfloat16: bfloat16 tensors travel as uint16 arrays of bit
+patterns. A session reads a uint16 array as bfloat16 when the input is
+declared bfloat16, and returns bfloat16 outputs as uint16; the kernels take
+``bfloat16=True``.
+
+The package needs only the standard library and numpy, and loads the C
+library libonyx.so from the environment variable ONYX_LIBRARY, else next to
+the package, else build/libonyx.so of the source tree it sits in, else the
+system's libraries. ``onyx.library_path`` says which file was loaded.
+"""
+
+from ._capi import (OnyxError, STATUS_ERRORS, lib as _lib, library_path, text as _text)
+from ._kernels import ceil, clip, floor, sign
+from ._session import (GraphOptimizationLevel, InferenceSession, NodeArg, RunOptions,
+                       SessionOptions)
+
+__version__ = _text(_lib.onyx_version())
+
+# One exception class per onyx status, named Onyx<Name>Error
+# (OnyxInvalidArgumentError, ..., OnyxInternalError).
+for _cls in STATUS_ERRORS.values():
+    globals()[_cls.__name__] = _cls
+del _cls
+
+
+def get_available_providers():
+    """The execution providers onyx has: the CPU."""
+    return ["CPUExecutionProvider"]
+
+
+def get_all_providers():
+    return ["CPUExecutionProvider"]
+
+
+def get_device():
+    """The device onyx runs on."""
+    return "CPU"
+
+
+def max_opset():
+    """The newest ai.onnx opset onyx supports."""
+    return int(_lib.onyx_max_opset())
+
+
+def isa_detected():
+    """The instruction set level onyx's kernels use with no cap ('avx2', ...)."""
+    return _text(_lib.onyx_isa_name(_lib.onyx_isa_detected()))
+
+
+__all__ = [
+    "InferenceSession", "SessionOptions", "RunOptions", "NodeArg", "GraphOptimizationLevel",
+    "OnyxError", "STATUS_ERRORS", "ceil", "floor", "sign", "clip", "get_available_providers",
+    "get_all_providers", "get_device", "max_opset", "isa_detected", "library_path",
+    "__version__",
+] + sorted(c.__name__ for c in STATUS_ERRORS.values())

@@ -1,0 +1,323 @@
+"""InferenceSession and its companions, shaped like ONNX Runtime's Python
+API so that code written for it runs with ``import onyx as ort``."""
+
+import ctypes
+import enum
+import os
+import weakref
+
+import numpy as np
+
+from . import _capi
+from ._capi import lib
+
+_ISA_LEVELS = {"scalar": 0, "sse41": 1, "avx2": 2, "avx512": 3, "best": 255}
+
+
+class GraphOptimizationLevel(enum.IntEnum):
+    """ONNX Runtime's optimization levels, accepted for compatibility. onyx
+    has no optional graph optimizations, so the level changes nothing."""
+
+    ORT_DISABLE_ALL = 0
+    ORT_ENABLE_BASIC = 1
+    ORT_ENABLE_EXTENDED = 2
+    ORT_ENABLE_ALL = 99
+
+
+class SessionOptions:
+    """Session options, as ONNX Runtime's SessionOptions.
+
+    onyx reads ``intra_op_num_threads`` (worker threads; 0, the default,
+    lets onyx choose). Other attributes ONNX Runtime has
+    (``graph_optimization_level``, ``inter_op_num_threads``, ...) may be set
+    and are ignored.
+    """
+
+    def __init__(self):
+        self.intra_op_num_threads = 0
+        self.inter_op_num_threads = 0
+        self.graph_optimization_level = GraphOptimizationLevel.ORT_ENABLE_ALL
+        self.log_severity_level = 2
+
+
+class RunOptions:
+    """Run options, accepted for compatibility with ONNX Runtime and
+    ignored."""
+
+
+class NodeArg:
+    """An input or output of a session: ``name``; ``type``, in ONNX
+    Runtime's spelling ('tensor(float)', 'tensor(bfloat16)', ...); and
+    ``shape``, a list with an int for each fixed dimension, the name (str)
+    of a symbolic one, and None for an unknown one. ``shape`` is None when
+    the model declares no shape at all."""
+
+    __slots__ = ("name", "type", "shape")
+
+    def __init__(self, name, type, shape):
+        self.name = name
+        self.type = type
+        self.shape = shape
+
+    def __repr__(self):
+        return "NodeArg(name=%r, type=%r, shape=%r)" % (self.name, self.type, self.shape)
+
+
+def _node_arg(info):
+    shape = None
+    if info.has_shape:
+        shape = []
+        for d in range(info.rank):
+            if info.dims[d] >= 0:
+                shape.append(int(info.dims[d]))
+            else:
+                name = _capi.text(info.dim_names[d])
+                shape.append(name if name else None)
+    return NodeArg(_capi.text(info.name), "tensor(%s)" % _capi.dtype_name(info.dtype), shape)
+
+
+def _free_later(owner, address):
+    weakref.finalize(owner, lib.onyx_free, address)
+
+
+def _output_array(t):
+    """A numpy array over an output buffer onyx allocated, without copying;
+    onyx_free runs when the array (and every view of it) is gone."""
+    dtype = _capi.NUMPY_OF_DTYPE.get(t.dtype)
+    shape = tuple(int(t.dims[d]) for d in range(t.rank))
+    if dtype is None:
+        lib.onyx_free(t.data)
+        raise _capi.error(13, "output of type %s has no numpy type" % _capi.dtype_name(t.dtype))
+    if not t.data or t.size == 0:
+        lib.onyx_free(t.data)
+        return np.zeros(shape, dtype=dtype)
+    buf = (ctypes.c_char * t.size).from_address(t.data)
+    _free_later(buf, t.data)
+    return np.frombuffer(buf, dtype=dtype).reshape(shape)
+
+
+class InferenceSession:
+    """A model ready to run, as ONNX Runtime's InferenceSession.
+
+    ``InferenceSession(path_or_bytes, sess_options=None, providers=None,
+    provider_options=None, *, threads=None, isa=None)``
+
+    path_or_bytes: the model's file path, or its serialized bytes.
+    threads: worker threads for large tensors (default: sess_options'
+        intra_op_num_threads, else 0, which lets onyx choose).
+    isa: the highest instruction set kernels may use: 'scalar', 'sse41',
+        'avx2', 'avx512' or 'best' (the default).
+    providers, provider_options: accepted for compatibility; onyx runs on
+        the CPU ('CPUExecutionProvider').
+
+    Every check of the model happens here; problems raise an OnyxError
+    subclass carrying onyx's message (OnyxParseError, OnyxTypeError, ...).
+    Several threads may call ``run`` on one session at once.
+    """
+
+    def __init__(self, path_or_bytes, sess_options=None, providers=None, provider_options=None,
+                 *, threads=None, isa=None, **kwargs):
+        self._model = None
+        self._session = None
+        self._model_bytes = None
+        if threads is None:
+            threads = getattr(sess_options, "intra_op_num_threads", 0) or 0
+        threads = int(threads)
+        if threads < 0 or threads > 0xFFFFFFFF:
+            raise _capi.error(1, "threads must be from 0 to 2^32-1, not %d" % threads)
+        opts = _capi.SessionOptionsC()
+        lib.onyx_session_options_init(ctypes.byref(opts))
+        opts.threads = threads
+        if isa is not None:
+            if isa not in _ISA_LEVELS:
+                raise _capi.error(1, "isa must be one of %s, not %r"
+                                  % (", ".join(_ISA_LEVELS), isa))
+            opts.isa_cap = _ISA_LEVELS[isa]
+
+        err = _capi.Error()
+        model = ctypes.c_void_p()
+        if isinstance(path_or_bytes, (bytes, bytearray, memoryview)):
+            # onyx reads the bytes in place for as long as the model lives.
+            self._model_bytes = bytes(path_or_bytes)
+            st = lib.onyx_model_load_memory(self._model_bytes, len(self._model_bytes),
+                                            ctypes.byref(model), ctypes.byref(err))
+        else:
+            self._model_path = os.fspath(path_or_bytes)
+            st = lib.onyx_model_load_file(os.fsencode(self._model_path), ctypes.byref(model),
+                                          ctypes.byref(err))
+        _capi.check(st, err)
+        self._model = model
+        session = ctypes.c_void_p()
+        st = lib.onyx_session_create(model, ctypes.byref(opts), ctypes.byref(session),
+                                     ctypes.byref(err))
+        _capi.check(st, err)
+        self._session = session
+        self._threads = threads
+
+        self._input_infos = self._infos(lib.onyx_session_input_count,
+                                        lib.onyx_session_input_info)
+        self._output_infos = self._infos(lib.onyx_session_output_count,
+                                         lib.onyx_session_output_info)
+        self._inputs = [_node_arg(i) for i in self._input_infos]
+        self._outputs = [_node_arg(i) for i in self._output_infos]
+        self._output_index = {o.name: k for k, o in enumerate(self._outputs)}
+        # The data pointers the last run passed to onyx, for tests that
+        # check that arrays are passed without copying.
+        self._last_input_pointers = ()
+
+    def _infos(self, count, info):
+        out = []
+        for i in range(count(self._session)):
+            v = _capi.ValueInfo()
+            err = _capi.Error()
+            _capi.check(info(self._session, i, ctypes.byref(v), ctypes.byref(err)), err)
+            out.append(v)
+        return out
+
+    def __del__(self):
+        if getattr(self, "_session", None):
+            lib.onyx_session_free(self._session)
+            self._session = None
+        if getattr(self, "_model", None):
+            lib.onyx_model_free(self._model)
+            self._model = None
+
+    # ---- Description ---------------------------------------------------
+
+    def get_inputs(self):
+        """The session's inputs (graph inputs without initializers), as
+        NodeArg objects with name, type and shape."""
+        return list(self._inputs)
+
+    def get_outputs(self):
+        """The session's outputs, as NodeArg objects."""
+        return list(self._outputs)
+
+    def get_overridable_initializers(self):
+        """Initializers that could be fed as inputs: none in onyx."""
+        return []
+
+    def get_providers(self):
+        """The execution providers: onyx runs on the CPU."""
+        return ["CPUExecutionProvider"]
+
+    def get_provider_options(self):
+        return {"CPUExecutionProvider": {}}
+
+    def get_session_options(self):
+        o = SessionOptions()
+        o.intra_op_num_threads = self._threads
+        return o
+
+    # ---- Running -------------------------------------------------------
+
+    def _bind(self, i, info, value, keep):
+        name = _capi.text(info.name)
+        a = value if isinstance(value, np.ndarray) else np.asarray(value)
+        if not a.dtype.isnative:
+            a = a.astype(a.dtype.newbyteorder("="))
+        # Used in place when C-contiguous and aligned, else copied once.
+        a = np.require(a, requirements=("C_CONTIGUOUS", "ALIGNED"))
+        dtype = _capi.onyx_dtype_of(a.dtype, bfloat16=info.dtype == _capi.DTYPE_BFLOAT16)
+        if dtype is None:
+            raise _capi.error(19, "input %d ('%s'): numpy type %s has no onyx type; the model "
+                                  "expects %s" % (i, name, a.dtype,
+                                                  _capi.dtype_name(info.dtype)))
+        if a.ndim > _capi.MAX_RANK:
+            raise _capi.error(20, "input %d ('%s'): rank %d is more than %d"
+                                  % (i, name, a.ndim, _capi.MAX_RANK))
+        keep.append(a)
+        t = _capi.Tensor()
+        t.dtype = dtype
+        t.rank = a.ndim
+        for d, n in enumerate(a.shape):
+            t.dims[d] = n
+        t.data = a.ctypes.data
+        t.size = a.nbytes
+        return t
+
+    def run(self, output_names, input_feed, run_options=None):
+        """Runs the model and returns the outputs as a list of numpy arrays.
+
+        output_names: the outputs wanted, in the order wanted, or None (or
+            an empty list) for all of them in model order.
+        input_feed: {input name: numpy array (or anything np.asarray takes)}
+            with one entry per session input. Arrays that are C-contiguous,
+            aligned and of native byte order are passed to onyx in place,
+            without a copy; others are copied once. The element type must be
+            the input's declared type (no conversion is made; a mismatch
+            raises OnyxInputTypeError). numpy has no bfloat16: for an input
+            declared bfloat16, pass uint16 bit patterns (the session's
+            declared type decides how they are read), and bfloat16 outputs
+            come back as uint16 bit patterns.
+        run_options: accepted for compatibility; ignored.
+
+        Errors raise OnyxError subclasses with onyx's message: for example
+        OnyxInputMissingError, OnyxInputTypeError, OnyxInputShapeError, and
+        OnyxInvalidArgumentError for a name that is not an input or output.
+        """
+        names = [i.name for i in self._inputs]
+        for key in input_feed:
+            if key not in names:
+                raise _capi.error(1, "'%s' is not an input of the model; its inputs are %s"
+                                  % (key, ", ".join("'%s'" % n for n in names) or "none"))
+        if output_names:
+            wanted = []
+            for name in output_names:
+                if name not in self._output_index:
+                    raise _capi.error(1, "'%s' is not an output of the model; its outputs are %s"
+                                      % (name, ", ".join("'%s'" % o.name for o in self._outputs)))
+                wanted.append(self._output_index[name])
+        else:
+            wanted = list(range(len(self._outputs)))
+
+        n_in, n_out = len(self._inputs), len(self._outputs)
+        inputs = (_capi.Tensor * max(n_in, 1))()
+        keep = []
+        for i, info in enumerate(self._input_infos):
+            if names[i] not in input_feed:
+                raise _capi.error(18, "input %d ('%s') is missing from the input feed"
+                                  % (i, names[i]))
+            inputs[i] = self._bind(i, info, input_feed[names[i]], keep)
+        self._last_input_pointers = tuple(inputs[i].data for i in range(n_in))
+
+        outputs = (_capi.Tensor * max(n_out, 1))()
+        err = _capi.Error()
+        st = lib.onyx_session_run(self._session, inputs, n_in, outputs, n_out, ctypes.byref(err))
+        _capi.check(st, err)
+        arrays = []
+        try:
+            for k in range(n_out):
+                arrays.append(_output_array(outputs[k]))
+        except BaseException:
+            for k in range(len(arrays) + 1, n_out):
+                lib.onyx_free(outputs[k].data)
+            raise
+        return [arrays[k] for k in wanted]
+
+    # ---- Model information ----------------------------------------------
+
+    def get_modelmeta(self):
+        """A few facts about the model (ir_version, opsets), as a simple
+        object; onyx does not read the model's metadata_props."""
+        m = _ModelMeta()
+        m.ir_version = lib.onyx_model_ir_version(self._model)
+        for i in range(lib.onyx_model_opset_count(self._model)):
+            domain, version = ctypes.c_char_p(), ctypes.c_int64()
+            err = _capi.Error()
+            _capi.check(lib.onyx_model_opset(self._model, i, ctypes.byref(domain),
+                                             ctypes.byref(version), ctypes.byref(err)), err)
+            m.opset_import[_capi.text(domain.value) or "ai.onnx"] = version.value
+        return m
+
+
+class _ModelMeta:
+    def __init__(self):
+        self.ir_version = 0
+        self.opset_import = {}
+        self.producer_name = ""
+        self.graph_name = ""
+        self.domain = ""
+        self.description = ""
+        self.version = 0
+        self.custom_metadata_map = {}

@@ -1,0 +1,296 @@
+#!/usr/bin/python3
+"""The onyx command with numpy files and the bench command, checked with
+numpy: `onyx run` reads .npy inputs (found by extension or by magic) and
+writes .npy outputs that np.load reads and that are byte for byte what
+np.save writes; bfloat16 goes through '<u2'; every kind of bad .npy is a
+clear error; `onyx bench` on symbolic, unknown and undeclared shapes."""
+
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import unittest
+
+import numpy as np
+from onnx import TensorProto, helper, numpy_helper
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import modelgen  # noqa: E402
+from modelgen import EXAMPLE, EXAMPLE_X, TYPES  # noqa: E402
+
+ONYX = os.environ["ONYX_CLI"]
+
+
+def onyx(*args, cwd=None):
+    return subprocess.run([ONYX] + [str(a) for a in args], capture_output=True, text=True,
+                          cwd=cwd)
+
+
+class Npy(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.dir = self.tmp.name
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def path(self, name):
+        return os.path.join(self.dir, name)
+
+    def save(self, name, array):
+        np.save(self.path(name), array)
+        return self.path(name)
+
+    def test_same_output_as_pb(self):
+        npy = self.save("x.npy", EXAMPLE_X)
+        pb = self.path("x.pb")
+        with open(pb, "wb") as f:
+            f.write(numpy_helper.from_array(EXAMPLE_X, "x").SerializeToString())
+        from_pb = onyx("run", EXAMPLE, "--input", "x=" + pb)
+        from_npy = onyx("run", EXAMPLE, "--input", "x=" + npy)
+        self.assertEqual(from_pb.returncode, 0, from_pb.stderr)
+        self.assertEqual(from_npy.returncode, 0, from_npy.stderr)
+        self.assertEqual(from_npy.stdout, from_pb.stdout)
+        self.assertIn("sign: float [8]", from_npy.stdout)
+        # Found by its first bytes too, whatever the file is called.
+        os.rename(npy, self.path("x.data"))
+        by_magic = onyx("run", EXAMPLE, "--input", "x=" + self.path("x.data"))
+        self.assertEqual(by_magic.stdout, from_pb.stdout, by_magic.stderr)
+        # --format npy without --output-dir prints as always.
+        printed = onyx("run", EXAMPLE, "--input", "x=" + pb, "--format", "npy")
+        self.assertEqual(printed.stdout, from_pb.stdout)
+
+    def test_npy_outputs(self):
+        npy = self.save("x.npy", EXAMPLE_X)
+        out = self.path("out")
+        r = onyx("run", EXAMPLE, "--input", "x=" + npy, "--output-dir", out, "--format", "npy")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.stdout, "")
+        self.assertEqual(sorted(os.listdir(out)), ["clipped.npy", "floor.npy", "sign.npy"])
+        floor = np.load(os.path.join(out, "floor.npy"))
+        self.assertEqual(floor.dtype, np.float32)
+        self.assertEqual(floor.tolist(), np.floor(EXAMPLE_X).tolist())
+        # Byte for byte what np.save writes.
+        ref = self.save("ref.npy", floor)
+        with open(ref, "rb") as a, open(os.path.join(out, "floor.npy"), "rb") as b:
+            self.assertEqual(a.read(), b.read())
+        # The default format is still .pb.
+        r = onyx("run", EXAMPLE, "--input", "x=" + npy, "--output-dir", self.path("pb"))
+        self.assertEqual(sorted(os.listdir(self.path("pb"))),
+                         ["clipped.pb", "floor.pb", "sign.pb"])
+
+    def test_every_type(self):
+        """Sign on every type: .npy in, .npy out, equal to np.sign (bfloat16
+        as '<u2' bit patterns, with a note)."""
+        for name, tp, np_type in TYPES:
+            with self.subTest(type=name):
+                model = self.path("sign_%s.onnx" % name)
+                with open(model, "wb") as f:
+                    f.write(modelgen.one_node("Sign", tp, [2, 3]))
+                rng = np.random.default_rng(tp)
+                x = modelgen.values(name, rng)[:6].reshape(2, 3)
+                xin = self.save("x_%s.npy" % name, x)
+                out = self.path("out_%s" % name)
+                r = onyx("run", model, "--input", "x=" + xin, "--output-dir", out,
+                         "--format=npy")
+                self.assertEqual(r.returncode, 0, r.stderr)
+                y = np.load(os.path.join(out, "y.npy"))
+                self.assertEqual(y.dtype, np.dtype(np_type))
+                if name == "bfloat16":
+                    want = modelgen.f32_to_bf16(np.sign(modelgen.bf16_to_f32(x)))
+                    self.assertIn("bfloat16 written as '<u2'", r.stderr)
+                else:
+                    with np.errstate(invalid="ignore"):
+                        want = np.sign(x)
+                    self.assertEqual(r.stderr, "")
+                self.assertIsNone(modelgen.same_values(name, y, want))
+
+    def test_scalar_and_empty(self):
+        model = self.path("ceil.onnx")
+        with open(model, "wb") as f:
+            f.write(modelgen.one_node("Ceil", TensorProto.DOUBLE, None))
+        for shape in [(), (0,), (2, 0, 3), (1, 1, 1, 5)]:
+            x = (np.arange(int(np.prod(shape)), dtype=np.float64) - 2.5).reshape(shape)
+            out = self.path("out%d" % len(shape))
+            r = onyx("run", model, "--input", "x=" + self.save("x%d.npy" % len(shape), x),
+                     "--output-dir", out, "--format", "npy")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            y = np.load(os.path.join(out, "y.npy"))
+            self.assertEqual(y.shape, shape)
+            self.assertEqual(y.tolist(), np.ceil(x).tolist())
+
+    def test_versions_2_and_3(self):
+        from numpy.lib import format as npy_format
+        for version in ((2, 0), (3, 0)):
+            p = self.path("x%d.npy" % version[0])
+            with open(p, "wb") as f:
+                npy_format.write_array(f, EXAMPLE_X, version=version)
+            r = onyx("run", EXAMPLE, "--input", "x=" + p)
+            self.assertEqual(r.returncode, 0, r.stderr)
+
+    def test_refused(self):
+        """Each is a one-line error naming the file and the reason, exit 3."""
+        good = self.save("good.npy", EXAMPLE_X)
+        with open(good, "rb") as f:
+            data = f.read()
+        cases = {
+            "big.npy": (np.save, EXAMPLE_X.astype(">f4"), "big-endian data ('>f4')"),
+            "fortran.npy": (np.save, np.asfortranarray(EXAMPLE_X.reshape(2, 4)),
+                            "Fortran-order"),
+            "object.npy": (np.save, np.array([1, None], dtype=object), "object arrays"),
+            "bool.npy": (np.save, np.ones(8, dtype=bool), "'|b1' is not supported"),
+            "truncated.npy": (None, data[:-5], "the data is truncated: 27 bytes"),
+            "extra.npy": (None, data + b"\0\0", "2 bytes after the data"),
+            "header.npy": (None, data.replace(b"'fortran_order'", b"'fortran_ordex'"),
+                           ".npy header: unknown key 'fortran_ordex'"),
+            "magic.npy": (None, b"not numpy at all", "not a .npy file"),
+            "version.npy": (None, data[:6] + b"\x04\x00" + data[8:], "format version 4.0"),
+        }
+        for name, (how, content, message) in cases.items():
+            with self.subTest(file=name):
+                p = self.path(name)
+                if how is np.save:
+                    np.save(p, content, allow_pickle=True)
+                else:
+                    with open(p, "wb") as f:
+                        f.write(content)
+                r = onyx("run", EXAMPLE, "--input", "x=" + p)
+                self.assertEqual(r.returncode, 3, r.stderr)
+                self.assertEqual(r.stdout, "")
+                lines = r.stderr.splitlines()
+                self.assertEqual(len(lines), 1, r.stderr)
+                self.assertTrue(lines[0].startswith("onyx: %s: " % p), lines[0])
+                self.assertIn(message, lines[0])
+        # A .npy of the wrong type or shape reaches the library's checks.
+        r = onyx("run", EXAMPLE, "--input", "x=" + self.save("d.npy", EXAMPLE_X.astype("<f8")))
+        self.assertEqual(r.returncode, 3)
+        self.assertIn("type double given, float expected (ONYX_INPUT_TYPE)", r.stderr)
+        r = onyx("run", EXAMPLE, "--input", "x=" + self.save("s.npy", EXAMPLE_X[:3]))
+        self.assertIn("(ONYX_INPUT_SHAPE)", r.stderr)
+        r = onyx("run", EXAMPLE, "--input", "x=" + good, "--format", "csv")
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("--format: 'csv' is not pb or npy", r.stderr)
+
+
+class Bench(unittest.TestCase):
+    US = r"[0-9]+\.[0-9]{3} us"
+
+    def models(self, tmp):
+        paths = {}
+        for name, shape in (("symbolic", ["N", 3]), ("unknown", [None, 3]),
+                            ("no_shape", None), ("two", ["N", "M"])):
+            paths[name] = os.path.join(tmp, name + ".onnx")
+            with open(paths[name], "wb") as f:
+                f.write(modelgen.one_node("Ceil", TensorProto.FLOAT, shape))
+        paths["clip_bf16"] = os.path.join(tmp, "clip_bf16.onnx")
+        with open(paths["clip_bf16"], "wb") as f:
+            f.write(modelgen.one_node("Clip", TensorProto.BFLOAT16, ["N"], ("min", "")))
+        return paths
+
+    def test_output(self):
+        r = onyx("bench", EXAMPLE, "--runs", "30", "--warmup", "0")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        lines = r.stdout.splitlines()
+        self.assertEqual(lines[0], "model: " + EXAMPLE)
+        self.assertEqual(lines[1], "inputs: x float [8]")
+        self.assertRegex(lines[4], r"^runs: 30 timed in [0-9.]+ s, after 0 warm-up runs$")
+        self.assertRegex(lines[5], r"^latency: median {0}, p90 {0}, p99 {0} \(min {0}, mean {0}, "
+                                   r"max {0}\)$".format(self.US))
+        m = re.match(r"^throughput: ([0-9.]+) runs/s, ([0-9.]+) GB/s \(128 bytes", lines[6])
+        self.assertTrue(m, lines[6])
+        self.assertGreater(float(m.group(1)), 0)
+        self.assertEqual(r.stderr, "")  # no progress for a short run off a terminal
+        values = [float(v) for v in re.findall(r"([0-9.]+) us", lines[5])]
+        median, p90, p99, low, _, high = values
+        self.assertTrue(low <= median <= p90 <= p99 <= high, values)
+
+    def test_shapes(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            m = self.models(tmp)
+            r = onyx("bench", m["symbolic"], "--runs", "3")
+            self.assertEqual(r.returncode, 2)
+            self.assertIn("input 'x': dimension 0 is the symbolic 'N': give its size with "
+                          "--shape N=SIZE (or the input's shape with --shape x=DIMS)", r.stderr)
+            for args, shape in ((["--shape", "N=5"], "[5, 3]"), (["--shape", "x=4x3"], "[4, 3]"),
+                                (["--shape=N=0"], "[0, 3]")):
+                r = onyx("bench", m["symbolic"], "--runs", "3", *args)
+                self.assertEqual(r.returncode, 0, r.stderr)
+                self.assertIn("inputs: x float %s\n" % shape, r.stdout)
+            r = onyx("bench", m["two"], "--runs", "3")
+            self.assertEqual(r.returncode, 2)
+            self.assertIn("'N'", r.stderr)
+            self.assertIn("'M'", r.stderr)
+            r = onyx("bench", m["two"], "--runs", "3", "--shape", "N=2", "--shape", "M=3")
+            self.assertIn("inputs: x float [2, 3]\n", r.stdout)
+            r = onyx("bench", m["unknown"], "--runs", "3")
+            self.assertEqual(r.returncode, 2)
+            self.assertIn("dimension 0 has no fixed size: give the input's shape with "
+                          "--shape x=DIMS", r.stderr)
+            r = onyx("bench", m["no_shape"], "--runs", "3")
+            self.assertEqual(r.returncode, 2)
+            self.assertIn("input 'x' declares no shape", r.stderr)
+            r = onyx("bench", m["no_shape"], "--runs", "3", "--shape", "x=")
+            self.assertIn("inputs: x float []\n", r.stdout)
+            r = onyx("bench", m["no_shape"], "--runs", "3", "--shape", "x=2x1x2")
+            self.assertIn("inputs: x float [2, 1, 2]\n", r.stdout)
+            for bad, message in ((["--shape", "x=4x4"], "dimension 1 of input 'x' is 3"),
+                                 (["--shape", "x=4"], "has rank 2, not 1"),
+                                 (["--shape", "x=4xy"], "DIMS must be sizes joined by 'x'"),
+                                 (["--shape", "Q=4"], "no input or symbolic dimension named 'Q'"),
+                                 (["--shape", "N=4", "--shape", "N=5"], "given more than once"),
+                                 (["--shape", "N=2x2"], "is one number"),
+                                 (["--shape", "N"], "is not NAME=DIMS")):
+                r = onyx("bench", m["symbolic"], "--runs", "3", *bad)
+                self.assertEqual(r.returncode, 2, (bad, r.stderr))
+                self.assertIn(message, r.stderr)
+
+    def test_options(self):
+        for bad, message in ((["--runs", "0"], "--runs: '0'"), (["--runs", "x"], "--runs"),
+                             (["--duration", "0"], "--duration"),
+                             (["--duration", "-1"], "--duration"),
+                             (["--warmup", "-1"], "--warmup"), (["--bogus"], "unknown option"),
+                             (["--input", "x=y"], "unknown option '--input'")):
+            r = onyx("bench", EXAMPLE, *bad)
+            self.assertEqual(r.returncode, 2, (bad, r.stderr))
+            self.assertIn(message, r.stderr)
+        r = onyx("bench")
+        self.assertEqual(r.returncode, 2)
+        r = onyx("bench", "no_such.onnx", "--runs", "1")
+        self.assertEqual(r.returncode, 3)
+        self.assertIn("(ONYX_IO)", r.stderr)
+        r = onyx("bench", EXAMPLE, "--duration", "0.2", "--threads", "2", "--isa", "sse41")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("session: threads 2, isa cap sse41", r.stdout)
+        # --runs and --duration: whichever comes first.
+        r = onyx("bench", EXAMPLE, "--duration", "30", "--runs", "5")
+        self.assertIn("runs: 5 timed", r.stdout)
+
+    def test_per_node(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            m = self.models(tmp)
+            r = onyx("bench", m["clip_bf16"], "--shape", "N=1000", "--runs", "10", "--per-node")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertIn("each node timed alone", r.stdout)
+            self.assertIn("not a breakdown", r.stdout)
+            self.assertRegex(r.stdout, r"\n  node 0 Clip 'clip' bfloat16 \[1000\]: median {0}, "
+                                       r"p90 {0}, p99 {0}, 100\.0% of the node total\n".format(
+                                           self.US))
+
+    def test_progress(self):
+        # Bytes: text mode would turn the '\r' into newlines.
+        r = subprocess.run([ONYX, "bench", EXAMPLE, "--duration", "1.3", "--progress"],
+                           capture_output=True)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertRegex(r.stderr, rb"^\ronyx bench: [0-9]+ runs, 1\.[0-9] s\r")
+        self.assertNotIn(b"\n", r.stderr[:-1])  # one line, rewritten in place
+        self.assertTrue(r.stderr.endswith(b" s, done\n"), r.stderr[-40:])
+        self.assertNotIn(b"\r", r.stdout)
+        # A run under a second shows none.
+        r = subprocess.run([ONYX, "bench", EXAMPLE, "--duration", "0.3", "--progress"],
+                           capture_output=True)
+        self.assertEqual(r.stderr, b"")
+
+
+if __name__ == "__main__":
+    unittest.main()
