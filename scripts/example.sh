@@ -5,5 +5,5 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/deps.sh
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release
-cmake --build build -j"$(nproc)" --target onyx
+cmake --build build -j"$(nproc)" --target onyx onyx_shared onyx_static
 ./build/onyx run examples/chain.onnx --input x=examples/chain_input_x.pb
