@@ -9,6 +9,16 @@
  * itself may be reached through links, since the caller chose it). Opening
  * component by component from a folder descriptor leaves no window between
  * a check and the open in which the path could be swapped.
+ *
+ * Hard links cannot be told apart by path: a hard link inside the folder to
+ * a file outside it is, to every check above, a file inside. Whoever
+ * unpacks a downloaded model (tar, zip and cpio all create hard links) can
+ * thus be made to place a link to, say, a private key beside the model,
+ * and onyx would read it as tensor data, which a model's outputs can then
+ * reveal. onyx therefore refuses an external data file with more than one
+ * link (st_nlink > 1). The price is that deduplicated copies made with
+ * `cp -l` or some package caches must be copied properly instead; a file
+ * that needs to be shared can be a copy.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -132,6 +142,14 @@ onyx_status onyx__external_read(const char *dir, const char *location, uint64_t 
   if (!S_ISREG(sb.st_mode)) {
     st = onyx__fail(err, ONYX_EXTERNAL_DATA,
                     "external data location '%.200s' is not a regular file", location);
+    goto done;
+  }
+  if (sb.st_nlink > 1) {
+    st = onyx__fail(err, ONYX_EXTERNAL_DATA,
+                    "external data file '%.200s' has %llu hard links; onyx reads external data "
+                    "only from files with one link, since another link could bring a file "
+                    "from outside the model's folder into it",
+                    location, (unsigned long long)sb.st_nlink);
     goto done;
   }
   uint64_t fsize = sb.st_size < 0 ? 0 : (uint64_t)sb.st_size;

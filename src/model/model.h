@@ -179,9 +179,10 @@ onyx_status onyx__tensor_decode_at(const uint8_t *base, const uint8_t *bytes, si
  * the folder dir, from byte offset, length bytes (or to the end of the file
  * when has_length is false), which must be exactly nbytes. The location may
  * not be absolute, contain "..", or pass through a symbolic link; the file
- * must be a regular file. The slice is mapped (recorded in *mappings) when
- * mappings is not NULL, offset is a multiple of align and the slice has at
- * least ONYX__EXTERNAL_MAP_MIN bytes; otherwise it is read into the arena.
+ * must be a regular file with no other hard link (see external.c). The
+ * slice is mapped (recorded in *mappings) when mappings is not NULL, offset
+ * is a multiple of align and the slice has at least ONYX__EXTERNAL_MAP_MIN
+ * bytes; otherwise it is read into the arena.
  * *data is NULL when nbytes is 0. Errors: ONYX_EXTERNAL_DATA, ONYX_IO,
  * ONYX_OUT_OF_MEMORY.
  */
