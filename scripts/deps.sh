@@ -3,7 +3,8 @@
 # root on Debian 12. Skips the network when everything is already there.
 set -euo pipefail
 packages=(build-essential cmake pkg-config clang libcmocka-dev python3 python3-numpy
-  python3-onnx libonnx-testdata valgrind doxygen)
+  python3-onnx libonnx-testdata valgrind doxygen
+  libclang-rt-14-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Builds onyx with gcc and with clang (warnings are errors) and runs the whole
 # test suite with each: unit tests, spec examples, generated cases, Debian's
-# ONNX backend tests and the bad-model suite.
+# ONNX backend tests and the bad-model suite. Then the hardening runs: the
+# suite under ASan+UBSan, the fuzzers for a minute each, ThreadSanitizer on
+# the threaded tests, and valgrind memcheck (scripts/hardening.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/deps.sh
@@ -13,3 +15,4 @@ for cc in gcc clang; do
   cmake --build "$dir" -j"$jobs"
   ctest --test-dir "$dir" --output-on-failure -j"$jobs"
 done
+SKIP_DEPS=1 bash scripts/hardening.sh

@@ -140,7 +140,8 @@ set_tests_properties(bad_models PROPERTIES LABELS conformance)
 find_program(ONYX_VALGRIND valgrind)
 if(ONYX_VALGRIND)
   set(ONYX_MEMCHECK ${ONYX_VALGRIND} --quiet --error-exitcode=99 --leak-check=full
-    --errors-for-leak-kinds=definite,indirect --show-leak-kinds=definite,indirect)
+    --errors-for-leak-kinds=definite,indirect,possible
+    --show-leak-kinds=definite,indirect,possible)
   add_test(NAME bad_models.memcheck
     COMMAND ${ONYX_MEMCHECK} $<TARGET_FILE:check_bad_models> ${ONYX_GENERATED_DIR}/bad)
   foreach(group spec ops graphs)

@@ -1202,19 +1202,352 @@ def bad_cases():
            [tens("float", [1.0, 2.0]), tens("float16", 0.0, [])])
 
 
+def raw_model(graph_bytes, ir=7, opset=13, extra=b""):
+    """ModelProto bytes written field by field around graph_bytes, for cases
+    that need wire-level control (wrong wire types, odd lengths)."""
+    opset_bytes = key(2, 0) + varint(opset)
+    return (key(1, 0) + varint(ir) + key(8, 2) + varint(len(opset_bytes)) + opset_bytes +
+            key(7, 2) + varint(len(graph_bytes)) + graph_bytes + extra)
+
+
+def ceil_graph_bytes(extra=b""):
+    """The graph of ceil_model (x[3] -> Ceil -> y[3]) followed by raw fields."""
+    return ceil_model().graph.SerializeToString() + extra
+
+
+def lenfield(number, payload):
+    return key(number, 2) + varint(len(payload)) + payload
+
+
+def deep_type(levels, innermost=b""):
+    """A TypeProto of `levels` nested sequence_type messages around an
+    innermost TypeProto (empty by default)."""
+    t = innermost
+    for _ in range(levels):
+        t = lenfield(4, lenfield(1, t))  # TypeProto.sequence_type.elem_type
+    return t
+
+
+def deep_attr_graph(levels):
+    """An AttributeProto 'g' whose graph holds a node whose attribute holds
+    a graph ... `levels` times."""
+    a = lenfield(1, b"g") + key(20, 0) + varint(5)
+    for _ in range(levels):
+        node = lenfield(4, b"Ceil") + lenfield(5, a)
+        a = lenfield(1, b"g") + key(20, 0) + varint(5) + lenfield(6, lenfield(1, node))
+    return a
+
+
+def more_bad_cases():
+    """More invalid models: the wire format, limits, tensor data, external
+    data on the file system, and API misuse at run time. Yields (name, model
+    or bytes, status, messages, run inputs or None, extra), where extra may
+    hold: files {name: bytes}, symlinks {name: target}, hardlinks {name:
+    path relative to the case folder}, dirs [names], lines [expect.txt
+    lines], model_is_dir True."""
+    F = TensorProto.FLOAT
+    X3 = [vi("x", "float", [3])]
+    Y3 = [vi("y", "float", [3])]
+
+    # Files that are not models.
+    yield "empty_file", b"", "PARSE", ["empty"], None, {}
+    yield "model_is_folder", b"", "IO", ["folder"], None, {"model_is_dir": True}
+    yield ("garbage_random", bytes(np.random.default_rng(99).integers(0, 256, 300, np.uint8)),
+           "PARSE", ["protobuf"], None, {})
+    yield ("garbage_text", b'{"graph": "not protobuf"}\n', "PARSE", ["protobuf"], None, {})
+    # Every strict prefix of a valid model fails cleanly (check_bad_models
+    # cuts it at every byte, from a file and from memory).
+    yield ("truncated_every_byte", ceil_model(), None, [], None,
+           {"lines": ["truncate ONYX_PARSE ONYX_OPSET"]})
+
+    # The wire format.
+    yield "varint_truncated", b"\x08\x80\x80", "PARSE", ["truncated varint", "byte 1"], None, {}
+    yield ("varint_overflow", b"\x08" + b"\xff" * 9 + b"\x02", "PARSE",
+           ["varint overflows 64 bits", "byte 1"], None, {})
+    yield ("tag_varint_overflow", b"\xff" * 9 + b"\x7f", "PARSE", ["varint overflows"], None, {})
+    yield "field_number_zero", b"\x00\x00", "PARSE", ["field number 0"], None, {}
+    yield ("field_number_too_large", varint((1 << 29) << 3) + b"\x00", "PARSE",
+           ["field number 536870912"], None, {})
+    yield "group_wire_type", b"\x0b\x0c", "PARSE", ["groups"], None, {}
+    yield "invalid_wire_type", b"\x0e\x00", "PARSE", ["invalid wire type 6"], None, {}
+    yield ("length_past_end", key(1, 0) + b"\x07" + key(7, 2) + varint(100) + b"\x0a\x00",
+           "PARSE", ["length 100", "runs past the end"], None, {})
+    yield ("length_huge", key(7, 2) + b"\xff" * 9 + b"\x01", "PARSE", ["runs past the end"],
+           None, {})
+    # A node's length runs past the end of its graph, though not past the
+    # end of the file: nested messages are bounded by their parent.
+    yield ("nested_length_past_parent",
+           raw_model(ceil_graph_bytes(lenfield(1, b"")[:1] + varint(40)),
+                     extra=lenfield(2, b"p" * 60)),
+           "PARSE", ["length 40", "runs past the end"], None, {})
+    yield ("fixed32_truncated", raw_model(ceil_graph_bytes(), extra=key(3, 5) + b"\x00\x00"),
+           "PARSE", ["truncated fixed32"], None, {})
+    yield ("fixed64_truncated", raw_model(ceil_graph_bytes(), extra=key(3, 1) + b"\x00" * 7),
+           "PARSE", ["truncated fixed64"], None, {})
+    yield ("wire_type_ir_version", lenfield(1, b"\x07") + ceil_model().SerializeToString()[2:],
+           "PARSE", ["ir_version", "wire type 2; expected 0"], None, {})
+    yield ("wire_type_graph", key(1, 0) + b"\x07" + key(7, 0) + b"\x01", "PARSE",
+           ["graph", "wire type 0; expected 2"], None, {})
+    yield ("wire_type_opset_version",
+           key(1, 0) + b"\x07" + lenfield(8, lenfield(2, b"\x0d")) +
+           lenfield(7, ceil_graph_bytes()),
+           "PARSE", ["version", "wire type 2; expected 0"], None, {})
+    node = lenfield(3, b"bad_ceil") + key(1, 0) + varint(5) + lenfield(2, b"y") + \
+        lenfield(4, b"Ceil")
+    yield ("wire_type_node_input",
+           raw_model(helper.make_graph([], "g", X3, Y3).SerializeToString() + lenfield(1, node)),
+           "PARSE", ["bad_ceil", "input", "wire type 0; expected 2"], None, {})
+    t = key(1, 1) + b"\x03" + b"\x00" * 7 + key(2, 0) + varint(F) + lenfield(8, b"w_dims")
+    yield ("wire_type_tensor_dims",
+           raw_model(ceil_graph_bytes(lenfield(5, t))),
+           "PARSE", ["initializer 0", "dims", "wire type 1; expected 0"], None, {})
+    t = key(2, 0) + varint(F) + lenfield(8, b"w_packed") + key(1, 0) + varint(3) + \
+        lenfield(4, b"\x00" * 10)
+    yield ("packed_float_data_not_whole",
+           raw_model(ceil_graph_bytes(lenfield(5, t))),
+           "PARSE", ["initializer 0", "float_data", "not a multiple of 4"], None, {})
+    t = key(2, 0) + varint(F) + lenfield(8, b"w_ints") + lenfield(1, b"\x03\x80")
+    yield ("packed_dims_truncated_varint",
+           raw_model(ceil_graph_bytes(lenfield(5, t))),
+           "PARSE", ["initializer 0", "truncated varint"], None, {})
+    nul = ceil_model()
+    nul.graph.node[0].name = "bad\0ceil"
+    yield "nul_in_node_name", nul, "PARSE", ["NUL"], None, {}
+    yield ("two_graphs", raw_model(ceil_graph_bytes(), extra=lenfield(7, ceil_graph_bytes())),
+           "PARSE", ["more than one graph"], None, {})
+    yield ("no_graph", key(1, 0) + b"\x07" + lenfield(8, key(2, 0) + b"\x0d"), "PARSE",
+           ["no graph"], None, {})
+
+    # Nesting deeper than the cap (64), in three places onyx only checks
+    # (an unused value_info type, an attribute's subgraphs, model metadata
+    # in training_info) and one it decodes (a graph input's type).
+    deep = lenfield(1, b"deep") + lenfield(2, deep_type(31))
+    yield ("nesting_too_deep_value_info", raw_model(ceil_graph_bytes(lenfield(13, deep))),
+           "LIMIT", ["nested more than 64 deep"], None, {})
+    yield ("nesting_too_deep_graph_input",
+           raw_model(helper.make_graph([helper.make_node("Ceil", ["x"], ["y"])], "g", [], Y3)
+                     .SerializeToString() + lenfield(11, lenfield(1, b"x") +
+                                                      lenfield(2, deep_type(40)))),
+           "LIMIT", ["nested more than 64 deep", "graph input 0"], None, {})
+    node = lenfield(1, b"x") + lenfield(2, b"y") + lenfield(3, b"deep_ceil") + \
+        lenfield(4, b"Ceil") + lenfield(5, deep_attr_graph(25))
+    yield ("nesting_too_deep_attribute_graph",
+           raw_model(helper.make_graph([], "g", X3, Y3).SerializeToString() + lenfield(1, node)),
+           "LIMIT", ["nested more than 64 deep", "deep_ceil"], None, {})
+    yield ("nesting_too_deep_training_info",
+           raw_model(ceil_graph_bytes(),
+                     extra=lenfield(20, lenfield(1, lenfield(13, deep)))),
+           "LIMIT", ["nested more than 64 deep"], None, {})
+
+    # Opset imports.
+    yield ("opset_far_future", ceil_model(opset=1 << 62), "OPSET",
+           [str(1 << 62), str(NEWEST_OPSET)], None, {})
+    yield ("opset_version_missing",
+           ceil_model(opsets=[onnx.OperatorSetIdProto()]), "OPSET", ["opset 0"], None, {})
+    yield ("opset_duplicate_other_domain",
+           ceil_model(opsets=[helper.make_opsetid("", 13), helper.make_opsetid("com.x", 1),
+                              helper.make_opsetid("com.x", 2)]),
+           "OPSET", ["com.x"], None, {})
+
+    # Graph structure.
+    yield ("graph_no_outputs", model([helper.make_node("Ceil", ["x"], ["y"], name="ok_ceil")],
+                                     X3, []),
+           "UNDEFINED_VALUE", ["no outputs"], None, {})
+    yield ("graph_output_unnamed",
+           model([helper.make_node("Ceil", ["x"], ["y"], name="ok_ceil")], X3,
+                 [vi("", "float", [3])]),
+           "UNDEFINED_VALUE", ["graph output 0"], None, {})
+    yield ("cycle_two_nodes",
+           model([helper.make_node("Ceil", ["b"], ["a"], name="cyc_a"),
+                  helper.make_node("Floor", ["a"], ["b"], name="cyc_b"),
+                  helper.make_node("Sign", ["x"], ["y"], name="ok_sign")], X3, Y3),
+           "CYCLE", ["cyc_"], None, {})
+
+    # Clip bounds.
+    yield ("clip_bounds_differ_in_type",
+           model([helper.make_node("Clip", ["x", "lo_f32", "hi_f64"], ["y"], name="bad_clip")],
+                 X3, Y3, [helper.make_tensor("lo_f32", F, [], [0.0]),
+                          helper.make_tensor("hi_f64", TensorProto.DOUBLE, [], [1.0])]),
+           "TYPE", ["bad_clip", "hi_f64", "double", "float"], None, {})
+    yield ("clip_bound_shape_1x1", clip_with_bound(helper.make_tensor("lo_11", F, [1, 1], [0.0])),
+           "SHAPE", ["bad_clip", "lo_11"], None, {})
+    yield ("clip_bound_empty", clip_with_bound(helper.make_tensor("lo_0", F, [0], [])),
+           "SHAPE", ["bad_clip", "lo_0"], None, {})
+    yield ("clip_bound_input_rank2",
+           model([helper.make_node("Clip", ["x", "", "hi_in"], ["y"], name="bad_clip")],
+                 X3 + [vi("hi_in", "float", [1, 1])], Y3),
+           "SHAPE", ["bad_clip", "hi_in"], None, {})
+
+    # Tensor data.
+    t = raw_tensor("w_i32", TensorProto.INT32, [])
+    t.int32_data.extend([1])
+    t.int64_data.extend([1])
+    yield ("int32_data_and_int64_data", clip_with_bound(t, "int32"), "TENSOR_DATA",
+           ["w_i32", "int32_data", "int64_data"], None, {})
+    t = external(tens("float", 0.0, []), "w_raw_ext", "data.bin", 0, 4)
+    t.raw_data = b"\0\0\0\0"
+    yield ("raw_data_and_external_data", clip_with_bound(t), "TENSOR_DATA",
+           ["w_raw_ext", "raw_data", "external data"], None, {"files": {"data.bin": b"\0" * 4}})
+    t = raw_tensor("w_i32f", F, [])
+    t.int32_data.extend([1])
+    yield ("int32_data_for_float", clip_with_bound(t), "TENSOR_DATA",
+           ["w_i32f", "int32_data", "float"], None, {})
+    t = raw_tensor("w_i8", TensorProto.INT8, [])
+    t.int32_data.extend([300])
+    yield ("int32_data_out_of_range", clip_with_bound(t, "int8"), "TENSOR_DATA",
+           ["w_i8", "300", "out of range"], None, {})
+    t = raw_tensor("w_u32", TensorProto.UINT32, [])
+    t.uint64_data.extend([1 << 32])
+    yield ("uint64_data_out_of_range", clip_with_bound(t, "uint32"), "TENSOR_DATA",
+           ["w_u32", "out of range"], None, {})
+    t = raw_tensor("w_dbl", TensorProto.DOUBLE, [])
+    t.double_data.extend([1.0, 2.0, 3.0])
+    yield ("double_data_wrong_count", clip_with_bound(t, "double"), "TENSOR_DATA",
+           ["w_dbl", "double_data has 3 values"], None, {})
+    t = raw_tensor("w_str", F, [])
+    t.string_data.extend([b"abc"])
+    yield ("string_data_for_float", clip_with_bound(t), "TENSOR_DATA",
+           ["w_str", "string_data"], None, {})
+    t = raw_tensor("w_seg", F, [], b"\0\0\0\0")
+    t.segment.begin, t.segment.end = 0, 1
+    yield "segmented_tensor", clip_with_bound(t), "TENSOR_DATA", ["w_seg", "segment"], None, {}
+    t = raw_tensor("w_loc", F, [], b"\0\0\0\0").SerializeToString() + key(14, 0) + varint(7)
+    yield ("data_location_unknown",
+           raw_model(helper.make_graph([helper.make_node("Clip", ["x", "w_loc"], ["y"])], "g",
+                                       X3, Y3).SerializeToString() + lenfield(5, t)),
+           "TENSOR_DATA", ["w_loc", "data_location 7"], None, {})
+    t = raw_tensor("w_notype", 0, [], b"\0\0\0\0")
+    yield "tensor_no_data_type", clip_with_bound(t), "TYPE", ["w_notype", "no data_type"], None, {}
+    yield ("tensor_bool", clip_with_bound(raw_tensor("w_bool", TensorProto.BOOL, [], b"\1")),
+           "TYPE", ["w_bool", "bool"], None, {})
+
+    # Shapes and the element limit (2^40).
+    big = 1 << 40
+    yield ("initializer_elements_over_limit",
+           clip_with_bound(raw_tensor("w_over", F, [1 << 20, 1 << 20, 2], b"")),
+           "LIMIT", ["w_over", "more than %d elements" % big], None, {})
+    yield ("initializer_dim_huge", clip_with_bound(raw_tensor("w_dim", F, [(1 << 63) - 1], b"")),
+           "LIMIT", ["w_dim", "more than %d elements" % big], None, {})
+    yield ("initializer_zero_and_huge_dim",
+           clip_with_bound(raw_tensor("w_zero", F, [0, big + 1], b"")),
+           "LIMIT", ["w_zero", "more than %d elements" % big], None, {})
+    # At the limit the byte size (8 TiB) is computed without overflow, and
+    # the missing payload is the error.
+    yield ("initializer_bytes_at_limit",
+           clip_with_bound(raw_tensor("w_8tib", TensorProto.DOUBLE, [big], b""), "double"),
+           "TENSOR_DATA", ["w_8tib", "needs %d" % (big * 8)], None, {})
+    yield ("initializer_rank_1000",
+           clip_with_bound(raw_tensor("w_r1000", F, [1] * 1000, b"\0\0\0\0")),
+           "LIMIT", ["w_r1000", "rank 1000", "limit of 16"], None, {})
+    yield ("initializer_negative_dim_packed",
+           clip_with_bound(raw_tensor("w_neg1", F, [-1], b"")),
+           "SHAPE", ["w_neg1", "-1"], None, {})
+    yield ("graph_input_rank_1000",
+           model([helper.make_node("Ceil", ["x_big"], ["y"], name="ok_ceil")],
+                 [vi("x_big", "float", [1] * 1000)], Y3),
+           "LIMIT", ["x_big", "more than 16 dimensions"], None, {})
+
+    # External data on the file system. .outside (beside the cases) holds
+    # a file the cases must not reach.
+    def ext(name, loc, off=0, length=4):
+        return clip_with_bound(external(tens("float", 0.0, []), name, loc, off, length))
+    data = {"data.bin": b"\0\0\x80\x3f"}
+    yield ("external_data_symlink_file", ext("w_link", "link.bin"), "EXTERNAL_DATA",
+           ["w_link", "link.bin", "symbolic link"], None,
+           {"symlinks": {"link.bin": "../.outside/secret.bin"}})
+    yield ("external_data_symlink_folder", ext("w_dlink", "sub/secret.bin"), "EXTERNAL_DATA",
+           ["w_dlink", "'sub'", "symbolic link"], None, {"symlinks": {"sub": "../.outside"}})
+    yield ("external_data_symlink_inside", ext("w_ilink", "link.bin"), "EXTERNAL_DATA",
+           ["w_ilink", "symbolic link"], None,
+           {"files": data, "symlinks": {"link.bin": "data.bin"}})
+    yield ("external_data_hard_link", ext("w_hard", "secret.bin"), "EXTERNAL_DATA",
+           ["w_hard", "secret.bin", "hard link"], None,
+           {"hardlinks": {"secret.bin": "../.outside/secret.bin"}})
+    yield ("external_data_dotdot_inside", ext("w_dd", "sub/../data.bin"), "EXTERNAL_DATA",
+           ["w_dd", "'..'"], None, {"files": data, "dirs": ["sub"]})
+    yield ("external_data_offset_past_end", ext("w_off", "data.bin", 100), "EXTERNAL_DATA",
+           ["w_off", "offset 100 is past the end", "4 bytes"], None, {"files": data})
+    yield ("external_data_offset_huge", ext("w_offh", "data.bin", (1 << 64) - 1),
+           "EXTERNAL_DATA", ["w_offh", "past the end"], None, {"files": data})
+    yield ("external_data_length_past_end", ext("w_len", "data.bin", 0, 8), "EXTERNAL_DATA",
+           ["w_len", "length 8 runs past the end"], None, {"files": data})
+    yield ("external_data_length_wrong", ext("w_len2", "data.bin", 0, 2), "EXTERNAL_DATA",
+           ["w_len2", "has 2 bytes", "needs 4"], None, {"files": data})
+    yield ("external_data_missing_file", ext("w_miss", "absent.bin"), "IO",
+           ["w_miss", "absent.bin", "no such file"], None, {})
+    yield ("external_data_is_folder", ext("w_dir", "sub"), "EXTERNAL_DATA",
+           ["w_dir", "not a regular file"], None, {"dirs": ["sub"]})
+    yield ("external_data_through_file", ext("w_nd", "data.bin/x"), "EXTERNAL_DATA",
+           ["w_nd", "not a folder"], None, {"files": data})
+    p = external(tens("float", 0.0, []), "w_noloc", "data.bin", 0, 4)
+    del p.external_data[0]
+    yield ("external_data_no_location", clip_with_bound(p), "EXTERNAL_DATA",
+           ["w_noloc", "no 'location'"], None, {"files": data})
+    yield ("external_data_empty_location", ext("w_empty", ""), "EXTERNAL_DATA",
+           ["w_empty", "empty"], None, {})
+    yield ("external_data_bad_offset", ext("w_neg", "data.bin", "-4"), "EXTERNAL_DATA",
+           ["w_neg", "'-4'", "not a non-negative decimal"], None, {"files": data})
+    p = external(tens("float", 0.0, []), "w_twice", "data.bin", 0, 4)
+    e = p.external_data.add()
+    e.key, e.value = "offset", "0"
+    yield ("external_data_key_twice", clip_with_bound(p), "EXTERNAL_DATA",
+           ["w_twice", "'offset' appears twice"], None, {"files": data})
+
+    # Run-time API misuse on a valid model and valid inputs: each `mutate`
+    # line changes one thing before onyx_session_run (check_bad_models).
+    rx = model([helper.make_node("Ceil", ["run_x"], ["y"], name="ok_ceil")],
+               [vi("run_x", "float", ["n", 3])], [vi("y", "float", ["n", 3])])
+    x23 = [tens("float", np.arange(6).reshape(2, 3) / 4.0, [2, 3])]
+    for name, status, messages in [
+            ("null_input_data", "INPUT_MISSING", ["run_x", "data is NULL"]),
+            ("short_input", "INVALID_ARGUMENT", ["run_x", "size is 23 bytes", "needs 24"]),
+            ("short_output", "BUFFER_TOO_SMALL", ["'y'", "23 bytes", "24 are needed"]),
+            ("null_inputs", "INVALID_ARGUMENT", ["NULL"]),
+            ("null_outputs", "INVALID_ARGUMENT", ["NULL"]),
+            ("null_session", "INVALID_ARGUMENT", ["NULL"]),
+            ("no_inputs", "INPUT_MISSING", ["run_x"]),
+            ("extra_input", "INVALID_ARGUMENT", ["2 inputs given", "takes 1"]),
+            ("extra_output", "INVALID_ARGUMENT", ["2 outputs given", "has 1"]),
+            ("negative_dim", "INPUT_SHAPE", ["run_x", "negative"]),
+            ("huge_dim", "INPUT_SHAPE", ["run_x", "more than %d elements" % big]),
+            ("rank_17", "INPUT_SHAPE", ["run_x", "rank 17"]),
+            ("unknown_dtype", "INPUT_TYPE", ["run_x"])]:
+        yield ("run_" + name, rx, status, messages, x23, {"lines": ["mutate " + name]})
+
+
 def gen_bad(root):
     d = os.path.join(root, "bad")
     os.makedirs(d)
-    for name, m, status, messages, inputs in bad_cases():
+    # A file outside every case folder, for the external-data cases that
+    # try to reach it through links.
+    outside = os.path.join(d, ".outside")
+    os.makedirs(outside)
+    with open(os.path.join(outside, "secret.bin"), "wb") as f:
+        f.write(b"\0\0\x80\x3f")
+    cases = [c + ({},) for c in bad_cases()] + list(more_bad_cases())
+    for name, m, status, messages, inputs, extra in cases:
         case = os.path.join(d, name)
         os.makedirs(case)
         data = m if isinstance(m, bytes) else m.SerializeToString()
-        with open(os.path.join(case, "model.onnx"), "wb") as f:
-            f.write(data)
+        if extra.get("model_is_dir"):
+            os.makedirs(os.path.join(case, "model.onnx"))
+        else:
+            with open(os.path.join(case, "model.onnx"), "wb") as f:
+                f.write(data)
         if name == "external_data_out_of_range":
             with open(os.path.join(case, "data.bin"), "wb") as f:
                 f.write(b"\0\0\0\0")
-        lines = ["status ONYX_" + status] + ["message " + s for s in messages]
+        for fname, content in extra.get("files", {}).items():
+            with open(os.path.join(case, fname), "wb") as f:
+                f.write(content)
+        for dname in extra.get("dirs", []):
+            os.makedirs(os.path.join(case, dname))
+        for lname, target in extra.get("symlinks", {}).items():
+            os.symlink(target, os.path.join(case, lname))
+        for lname, target in extra.get("hardlinks", {}).items():
+            os.link(os.path.join(case, target), os.path.join(case, lname))
+        lines = ["status ONYX_" + status] if status else []
+        lines += ["message " + s for s in messages] + extra.get("lines", [])
         if inputs is not None:
             lines.append("stage run")
             for k, t in enumerate(inputs):

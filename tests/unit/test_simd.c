@@ -488,7 +488,7 @@ static void test_lengths(void **state) {
       size_t np = value_pool(dt, pool, COUNT(pool));
       /* Specials first and then random ones, shuffled through the lengths. */
       for (size_t i = 0; i < maxn; i++) {
-        put_bits(es, pool[is_half(dt) ? rng() % np : (i * 7) % np], in[0] + i * es);
+        put_bits(es, pool[is_half(dt) ? rng() % np : (i * 7) % np], (unsigned char *)in + i * es);
       }
       size_t nb = bound_pool(dt, bounds);
       for (int op = 0; op < ONYX__KOP_COUNT; op++) {

@@ -1,0 +1,2 @@
+Bwj
+locationx.binp
