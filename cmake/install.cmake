@@ -11,6 +11,8 @@
 #   LIBDIR/cmake/onyx/                    for find_package(onyx CONFIG): targets
 #                                         onyx::onyx (shared), onyx::onyx_static
 #   MANDIR/man1/onyx.1                    the manual page
+#   lib/python3.N/dist-packages/onyx/     the Python package (ONYX_PYTHON_INSTALL_DIR),
+#                                         with a link to the shared library beside it
 #
 # tests/ecosystem.cmake installs into a temporary prefix and builds a program
 # against it both ways (test ecosystem.install).
@@ -65,3 +67,30 @@ install(CODE "
   configure_file(\"${PROJECT_SOURCE_DIR}/cmake/onyx.pc.in\" \"${PROJECT_BINARY_DIR}/onyx.pc\" @ONLY)
 ")
 install(FILES ${PROJECT_BINARY_DIR}/onyx.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+
+# The Python package goes where Debian's python3 looks for packages under
+# the prefix (/usr/local/lib/python3.11/dist-packages for /usr/local), with a
+# relative link to the installed shared library next to it, which the
+# package's loader tries before the system's libraries.
+set(ONYX_PYTHON_INSTALL_DIR "" CACHE STRING
+  "Where cmake --install puts the Python package (relative to the prefix); empty: lib/python3.N/dist-packages")
+find_program(ONYX_PYTHON NAMES python3 PATHS /usr/bin NO_DEFAULT_PATH)
+if(ONYX_PYTHON_INSTALL_DIR STREQUAL "")
+  set(ONYX_PYTHON_MINOR 11)
+  if(ONYX_PYTHON)
+    execute_process(COMMAND ${ONYX_PYTHON} -c "import sys; print(sys.version_info[1])"
+      OUTPUT_VARIABLE ONYX_PYTHON_MINOR OUTPUT_STRIP_TRAILING_WHITESPACE RESULT_VARIABLE rc)
+    if(NOT rc EQUAL 0)
+      set(ONYX_PYTHON_MINOR 11)
+    endif()
+  endif()
+  set(ONYX_PYTHON_INSTALL_DIR lib/python3.${ONYX_PYTHON_MINOR}/dist-packages)
+endif()
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/python/onyx DESTINATION ${ONYX_PYTHON_INSTALL_DIR}
+  FILES_MATCHING PATTERN "*.py" PATTERN "__pycache__" EXCLUDE)
+install(CODE "
+  set(pkg \"\$ENV{DESTDIR}\${CMAKE_INSTALL_PREFIX}/${ONYX_PYTHON_INSTALL_DIR}/onyx\")
+  set(lib \"\$ENV{DESTDIR}\${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_LIBDIR}/libonyx.so.${PROJECT_VERSION_MAJOR}\")
+  file(RELATIVE_PATH rel \"\${pkg}\" \"\${lib}\")
+  file(CREATE_LINK \"\${rel}\" \"\${pkg}/libonyx.so.${PROJECT_VERSION_MAJOR}\" SYMBOLIC)
+")

@@ -54,6 +54,7 @@ add_test(NAME ecosystem.install
     -DBINDIR=${CMAKE_INSTALL_BINDIR} -DMANDIR=${CMAKE_INSTALL_MANDIR}
     -DCC=${CMAKE_C_COMPILER} -DPKG_CONFIG=${PKG_CONFIG_EXECUTABLE} -DNM=${CMAKE_NM}
     -DOBJDUMP=${CMAKE_OBJDUMP} -DCASE=${ONYX_TESTDATA_DIR}/node/test_ceil
+    -DPYTHON=${ONYX_PYTHON} -DPYDIR=${ONYX_PYTHON_INSTALL_DIR}
     -P ${ONYX_CHECKS}/install.cmake)
 set_tests_properties(ecosystem.version ecosystem.exports ecosystem.install PROPERTIES
   LABELS ecosystem)

@@ -133,4 +133,17 @@ if(NOT run_out MATCHES "^onyx ${VERSION}: output matches")
   message(FATAL_ERROR "consumer (pkg-config): ${run_out}")
 endif()
 message("pkg-config, shared: ${run_out}")
-message("installed into ${prefix} and used both ways")
+
+# The Python package, as installed: found on the prefix's dist-packages
+# path, loading the installed library through the link beside it.
+set(ENV{PYTHONPATH} "${prefix}/${PYDIR}")
+unset(ENV{ONYX_LIBRARY})
+unset(ENV{LD_LIBRARY_PATH})
+# (Statements on separate lines: a ';' would split the CMake argument.)
+run("the installed Python package" "${PYTHON}" -c
+  "import numpy as np, onyx\ns = onyx.InferenceSession('${SOURCE_DIR}/examples/chain.onnx')\nx = np.array([-3.7, -1.2, -0.5, 0, 0.4, 1.5, 2.2, 5.9], np.float32)\nprint(onyx.library_path, s.run(['clipped'], {'x': x})[0].tolist())")
+if(NOT run_out MATCHES "^${prefix}/${PYDIR}/onyx/libonyx\\.so\\.${VERSION_MAJOR} \\[-2\\.0, -1\\.0, -0\\.0, 0\\.0, 1\\.0, 2\\.0, 2\\.0, 2\\.0\\]")
+  message(FATAL_ERROR "the installed Python package: ${run_out}")
+endif()
+message("python: ${run_out}")
+message("installed into ${prefix} and used both ways, and from Python")
