@@ -13,7 +13,7 @@
 #                conformance runs.
 #   4. valgrind: gcc, no sanitizers: every test labelled memcheck (unit tests,
 #                bad models, generated and Debian conformance cases, fuzz
-#                replays) under valgrind memcheck, plus helgrind.
+#                replays) under valgrind memcheck.
 #
 # Everything goes under build-hardening/ (HARDENING_DIR). Exits 1 if any
 # step failed; the summary at the end says which, and how long each took.

@@ -149,14 +149,13 @@ if(ONYX_VALGRIND)
       COMMAND ${ONYX_MEMCHECK} $<TARGET_FILE:onyx> test --threads 3
         ${ONYX_GENERATED_DIR}/${group})
   endforeach()
-  # Data races between the workers that split the large cases.
-  add_test(NAME conformance.graphs.helgrind
-    COMMAND ${ONYX_VALGRIND} --tool=helgrind --quiet $<TARGET_FILE:onyx> test --threads 3
-      ${ONYX_GENERATED_DIR}/graphs/large_float ${ONYX_GENERATED_DIR}/graphs/large_int16)
+  # Data races are ThreadSanitizer's business (scripts/hardening.sh): the
+  # pool publishes jobs through C11 atomics, which helgrind does not model,
+  # so it would report the pool's correct hand-offs as races.
   # These report memory errors, leaks and races only (valgrind's "==PID=="
   # lines); wrong results are the plain tests' business.
   set_tests_properties(bad_models.memcheck conformance.spec.memcheck conformance.ops.memcheck
-    conformance.graphs.memcheck conformance.graphs.helgrind PROPERTIES
+    conformance.graphs.memcheck PROPERTIES
     LABELS memcheck TIMEOUT 900
     PASS_REGULAR_EXPRESSION "[0-9]+ passed, [0-9]+ failed"
     FAIL_REGULAR_EXPRESSION "==[0-9]+==")

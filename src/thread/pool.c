@@ -9,11 +9,17 @@
 #include "core/error.h"
 
 /*
- * Locking: `lock` guards generation, stop and the job fields while a job is
- * being published; workers read the job fields only after seeing a new
- * generation under the lock, and the caller does not return (and so does
- * not let the job's context go out of scope) until `active` drops to zero.
- * `busy` is held by the one caller whose job the pool is running.
+ * Locking and waking: a job is published by storing its fields, then
+ * bumping `generation`. A worker that finished the previous job spins on
+ * `generation` for a short while (a back-to-back run then starts it in well
+ * under a microsecond), and only then sleeps on `wake`, counting itself in
+ * `sleepers` under `lock` before re-checking `generation`. The publisher
+ * bumps `generation` before it reads `sleepers` (both sequentially
+ * consistent), so either the worker sees the new generation or the
+ * publisher sees the sleeper and broadcasts under the lock. The caller does
+ * not return (and so does not let the job's context go out of scope) until
+ * `active` drops to zero. `busy` is held by the one caller whose job the
+ * pool is running.
  */
 struct onyx__pool {
   pthread_mutex_t lock;
@@ -22,14 +28,24 @@ struct onyx__pool {
   pthread_mutex_t busy;
   unsigned n_threads; /* started threads, not counting callers */
   pthread_t *threads;
-  unsigned long generation;
-  bool stop;
+  atomic_ulong generation;
+  atomic_uint sleepers;
+  atomic_bool stop;
   onyx__task_fn fn;
   void *ctx;
   size_t n_tasks;
   atomic_size_t next;
   atomic_uint active; /* threads still working on the current job */
 };
+
+/* How long a thread spins before it sleeps: about 50 microseconds. */
+enum { SPIN_ITERATIONS = 20000 };
+
+static inline void cpu_relax(void) {
+#if defined(__x86_64__) || defined(__i386__)
+  __asm__ __volatile__("pause");
+#endif
+}
 
 typedef struct worker_arg {
   onyx__pool *pool;
@@ -49,17 +65,21 @@ static void *worker_main(void *arg) {
   unsigned id = ((worker_arg *)arg)->id;
   unsigned long seen = 0;
   for (;;) {
-    pthread_mutex_lock(&p->lock);
-    while (!p->stop && p->generation == seen) pthread_cond_wait(&p->wake, &p->lock);
-    if (p->stop) {
+    for (int i = 0; i < SPIN_ITERATIONS && atomic_load(&p->generation) == seen; i++) cpu_relax();
+    if (atomic_load(&p->generation) == seen) {
+      pthread_mutex_lock(&p->lock);
+      atomic_fetch_add(&p->sleepers, 1);
+      while (!atomic_load(&p->stop) && atomic_load(&p->generation) == seen)
+        pthread_cond_wait(&p->wake, &p->lock);
+      atomic_fetch_sub(&p->sleepers, 1);
       pthread_mutex_unlock(&p->lock);
-      return NULL;
     }
-    seen = p->generation;
+    if (atomic_load(&p->stop)) return NULL;
+    /* The job's fields were written before generation was bumped. */
+    seen = atomic_load(&p->generation);
     onyx__task_fn fn = p->fn;
     void *ctx = p->ctx;
     size_t n = p->n_tasks;
-    pthread_mutex_unlock(&p->lock);
 
     drain(p, fn, ctx, n, id);
 
@@ -91,6 +111,9 @@ onyx_status onyx__pool_create(unsigned n_threads, onyx__pool **out, onyx_error *
   pthread_cond_init(&p->done, NULL);
   atomic_init(&p->next, 0);
   atomic_init(&p->active, 0);
+  atomic_init(&p->generation, 0);
+  atomic_init(&p->sleepers, 0);
+  atomic_init(&p->stop, false);
   /* The worker arguments live in the same allocation's lifetime: they are
    * read once at thread start, before onyx__pool_create returns. */
   for (unsigned i = 0; i + 1 < n_threads; i++) {
@@ -114,7 +137,7 @@ onyx_status onyx__pool_create(unsigned n_threads, onyx__pool **out, onyx_error *
 void onyx__pool_free(onyx__pool *p) {
   if (p == NULL) return;
   pthread_mutex_lock(&p->lock);
-  p->stop = true;
+  atomic_store(&p->stop, true);
   pthread_cond_broadcast(&p->wake);
   pthread_mutex_unlock(&p->lock);
   for (unsigned i = 0; i < p->n_threads; i++) pthread_join(p->threads[i], NULL);
@@ -138,22 +161,27 @@ void onyx__pool_run(onyx__pool *p, size_t n_tasks, onyx__task_fn fn, void *ctx) 
     for (size_t i = 0; i < n_tasks; i++) fn(ctx, i, 0);
     return;
   }
-  pthread_mutex_lock(&p->lock);
   p->fn = fn;
   p->ctx = ctx;
   p->n_tasks = n_tasks;
   atomic_store_explicit(&p->next, 0, memory_order_relaxed);
   atomic_store_explicit(&p->active, p->n_threads, memory_order_relaxed);
-  p->generation++;
-  pthread_cond_broadcast(&p->wake);
-  pthread_mutex_unlock(&p->lock);
+  atomic_fetch_add(&p->generation, 1);
+  if (atomic_load(&p->sleepers) > 0) {
+    pthread_mutex_lock(&p->lock);
+    pthread_cond_broadcast(&p->wake);
+    pthread_mutex_unlock(&p->lock);
+  }
 
   drain(p, fn, ctx, n_tasks, 0);
 
-  pthread_mutex_lock(&p->lock);
-  while (atomic_load_explicit(&p->active, memory_order_acquire) != 0)
-    pthread_cond_wait(&p->done, &p->lock);
-  pthread_mutex_unlock(&p->lock);
+  for (int i = 0; i < SPIN_ITERATIONS && atomic_load(&p->active) != 0; i++) cpu_relax();
+  if (atomic_load(&p->active) != 0) {
+    pthread_mutex_lock(&p->lock);
+    while (atomic_load_explicit(&p->active, memory_order_acquire) != 0)
+      pthread_cond_wait(&p->done, &p->lock);
+    pthread_mutex_unlock(&p->lock);
+  }
   pthread_mutex_unlock(&p->busy);
 }
 
