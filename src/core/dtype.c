@@ -76,9 +76,11 @@ void onyx__dmask_format(onyx__dmask m, char *buf, size_t cap) {
   }
 }
 
-const char *onyx__onnx_type_name(int32_t type) {
+const char *onyx__onnx_type_name(int64_t type) {
   /* ONNX element types onyx does not compute, named for error messages. */
   switch (type) {
+    case 0:
+      return "undefined";
     case 8:
       return "string";
     case 9:
@@ -101,7 +103,11 @@ const char *onyx__onnx_type_name(int32_t type) {
       return "int4";
     case 23:
       return "float4e2m1";
+    case 24:
+      return "float8e8m0";
     default:
-      return onyx__dtype_known(type) ? onyx_dtype_name((onyx_dtype)type) : "an unknown type";
+      return type > 0 && type <= INT32_MAX && onyx__dtype_known((int)type)
+                 ? onyx_dtype_name((onyx_dtype)type)
+                 : "unknown";
   }
 }

@@ -51,7 +51,7 @@ static inline bool onyx__dmask_has(onyx__dmask m, onyx_dtype t) {
 
 /* The name of any ONNX element type number, including those onyx does not
  * support ("bool"), for messages. */
-const char *onyx__onnx_type_name(int32_t type);
+const char *onyx__onnx_type_name(int64_t type);
 
 /* Writes the type names of a mask, comma separated, into buf. */
 void onyx__dmask_format(onyx__dmask m, char *buf, size_t cap);

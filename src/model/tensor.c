@@ -85,42 +85,6 @@ static int typed_field_for(onyx_dtype t) {
   }
 }
 
-/* Names of ONNX element types onyx does not support, for messages. */
-static const char *onnx_type_name(int64_t t) {
-  switch (t) {
-    case 0:
-      return "undefined";
-    case 8:
-      return "string";
-    case 9:
-      return "bool";
-    case 14:
-      return "complex64";
-    case 15:
-      return "complex128";
-    case 17:
-      return "float8e4m3fn";
-    case 18:
-      return "float8e4m3fnuz";
-    case 19:
-      return "float8e5m2";
-    case 20:
-      return "float8e5m2fnuz";
-    case 21:
-      return "uint4";
-    case 22:
-      return "int4";
-    case 23:
-      return "float4e2m1";
-    case 24:
-      return "float8e8m0";
-    default:
-      if (t > 0 && t <= INT32_MAX && onyx__dtype_known((int)t)) {
-        return onyx_dtype_name((onyx_dtype)t);
-      }
-      return "unknown";
-  }
-}
 
 static int64_t as_int64(uint64_t v) {
   int64_t s = 0;
@@ -460,7 +424,7 @@ onyx_status onyx__tensor_decode_at(const uint8_t *base, const uint8_t *bytes, si
   }
   if (data_type < 0 || data_type > INT32_MAX || !onyx__dtype_known((int)data_type)) {
     return onyx__fail(err, ONYX_TYPE, "data_type %lld (%s) is not supported", (long long)data_type,
-                      onnx_type_name(data_type));
+                      onyx__onnx_type_name(data_type));
   }
   onyx_dtype dtype = (onyx_dtype)data_type;
   size_t esize = onyx_dtype_size(dtype);
