@@ -247,28 +247,14 @@ ONYX__INT_CLASS(u32, uint32_t, 16, 32)
 ONYX__INT_CLASS(u64, uint64_t, 8, 64)
 
 /* Bounds in the lane type. */
-#define ONYX__SINT_SET(c, SET1, LT, MIN, MAX)                                    \
-  static inline bool onyx__cx_set_##c(onyx__cx_##c *cx, const onyx__kparams *p) { \
-    bool ok = p == NULL || onyx__simd_sbounds_ok(p, MIN, MAX);                   \
-    cx->lo = SET1(ok && p ? (LT)p->i64.lo : 0);                                  \
-    cx->hi = SET1(ok && p ? (LT)p->i64.hi : 0);                                  \
-    return ok;                                                                   \
-  }
-#define ONYX__UINT_SET(c, SET1, LT, MAX)                                         \
-  static inline bool onyx__cx_set_##c(onyx__cx_##c *cx, const onyx__kparams *p) { \
-    bool ok = p == NULL || onyx__simd_ubounds_ok(p, MAX);                        \
-    cx->lo = SET1((LT)(ok && p ? p->u64.lo : 0));                                \
-    cx->hi = SET1((LT)(ok && p ? p->u64.hi : 0));                                \
-    return ok;                                                                   \
-  }
 ONYX__SINT_SET(s8, _mm512_set1_epi8, char, INT8_MIN, INT8_MAX)
 ONYX__SINT_SET(s16, _mm512_set1_epi16, short, INT16_MIN, INT16_MAX)
 ONYX__SINT_SET(s32, _mm512_set1_epi32, int, INT32_MIN, INT32_MAX)
 ONYX__SINT_SET(s64, _mm512_set1_epi64, long long, INT64_MIN, INT64_MAX)
-ONYX__UINT_SET(u8, _mm512_set1_epi8, char, UINT8_MAX)
-ONYX__UINT_SET(u16, _mm512_set1_epi16, short, UINT16_MAX)
-ONYX__UINT_SET(u32, _mm512_set1_epi32, int, UINT32_MAX)
-ONYX__UINT_SET(u64, _mm512_set1_epi64, long long, UINT64_MAX)
+ONYX__UINT_SET(u8, _mm512_set1_epi8, char, UINT8_MAX, 0u)
+ONYX__UINT_SET(u16, _mm512_set1_epi16, short, UINT16_MAX, 0u)
+ONYX__UINT_SET(u32, _mm512_set1_epi32, int, UINT32_MAX, 0u)
+ONYX__UINT_SET(u64, _mm512_set1_epi64, long long, UINT64_MAX, 0u)
 
 /* Sign: max(min(x, 1), -1) for signed lanes, min(x, 1) for unsigned ones.
  * Clip: max then min. AVX-512 has both for every lane width. */

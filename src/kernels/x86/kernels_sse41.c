@@ -243,20 +243,6 @@ ONYX__INT_CLASS(u32, uint32_t, 4)
 ONYX__INT_CLASS(u64, uint64_t, 2)
 
 /* Bounds in the lane type (set for Sign too, which ignores them). */
-#define ONYX__SINT_SET(c, SET1, LT, MIN, MAX)                                    \
-  static inline bool onyx__cx_set_##c(onyx__cx_##c *cx, const onyx__kparams *p) { \
-    bool ok = p == NULL || onyx__simd_sbounds_ok(p, MIN, MAX);                   \
-    cx->lo = SET1(ok && p ? (LT)p->i64.lo : 0);                                  \
-    cx->hi = SET1(ok && p ? (LT)p->i64.hi : 0);                                  \
-    return ok;                                                                   \
-  }
-#define ONYX__UINT_SET(c, SET1, LT, MAX, FLIP)                                   \
-  static inline bool onyx__cx_set_##c(onyx__cx_##c *cx, const onyx__kparams *p) { \
-    bool ok = p == NULL || onyx__simd_ubounds_ok(p, MAX);                        \
-    cx->lo = SET1((LT)((ok && p ? p->u64.lo : 0) ^ (FLIP)));                     \
-    cx->hi = SET1((LT)((ok && p ? p->u64.hi : 0) ^ (FLIP)));                     \
-    return ok;                                                                   \
-  }
 ONYX__SINT_SET(s8, _mm_set1_epi8, char, INT8_MIN, INT8_MAX)
 ONYX__SINT_SET(s16, _mm_set1_epi16, short, INT16_MIN, INT16_MAX)
 ONYX__SINT_SET(s32, _mm_set1_epi32, int, INT32_MIN, INT32_MAX)

@@ -161,4 +161,27 @@ static inline bool onyx__simd_half_bound(bool bf16, float f, uint16_t *bits, int
 }
 
 
+
+/*
+ * The Clip bound setters of the integer classes, the same for every ISA but
+ * for the broadcast (SET1) and the lane type (LT). Bounds are kept in the
+ * lane type; the unsigned 64-bit ones of ISAs without unsigned 64-bit
+ * compares are stored with the sign bit flipped (FLIP), the domain in which
+ * signed compares order them.
+ */
+#define ONYX__SINT_SET(c, SET1, LT, MIN, MAX)                                    \
+  static inline bool onyx__cx_set_##c(onyx__cx_##c *cx, const onyx__kparams *p) { \
+    bool ok = p == NULL || onyx__simd_sbounds_ok(p, MIN, MAX);                   \
+    cx->lo = SET1(ok && p ? (LT)p->i64.lo : 0);                                  \
+    cx->hi = SET1(ok && p ? (LT)p->i64.hi : 0);                                  \
+    return ok;                                                                   \
+  }
+#define ONYX__UINT_SET(c, SET1, LT, MAX, FLIP)                                   \
+  static inline bool onyx__cx_set_##c(onyx__cx_##c *cx, const onyx__kparams *p) { \
+    bool ok = p == NULL || onyx__simd_ubounds_ok(p, MAX);                        \
+    cx->lo = SET1((LT)((ok && p ? p->u64.lo : 0) ^ (FLIP)));                     \
+    cx->hi = SET1((LT)((ok && p ? p->u64.hi : 0) ^ (FLIP)));                     \
+    return ok;                                                                   \
+  }
+
 #endif
