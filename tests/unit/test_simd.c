@@ -444,10 +444,13 @@ static void test_values(void **state) {
           check_run(k, s, es, n, in, NULL, VECTOR_BYTES, &f, &g, want, what);
           continue;
         }
-        /* Halves have 65,536 inputs: fewer pairs keep the run short. */
+        /* Halves have 65,536 inputs: fewer pairs keep the run short, but
+         * every pair of neighbours in the pool runs, which includes the
+         * ties (-0, +0) and (+0, -0) and the crossed pair (+inf, -inf). */
         size_t step = is_half(dt) ? 3 : 1;
         for (size_t a = 0; a < nb; a++) {
-          for (size_t b = (a % step); b < nb; b += step) {
+          for (size_t b = 0; b < nb; b++) {
+            if (b % step != a % step && b + 1 != a && a + 1 != b) continue;
             onyx__kparams p;
             make_params(dt, &bounds[a], &bounds[b], &p);
             snprintf(what, sizeof what, "%s clip %s lo=%s0x%llx hi=%s0x%llx",

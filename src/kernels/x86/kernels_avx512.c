@@ -280,27 +280,11 @@ ONYX__INT_OPS(u64, epu, 64, ONYX__SIGN_U)
 
 /* ---- float16 and bfloat16 Sign and Clip, on the bits (simd_common.h) ---- */
 
-/* a > b as a lane mask; with TIES_X, a >= b, which lets a tie keep x (see
- * simd_common.h). */
-#define ONYX__HALF_GT(a, b, TIES_X) \
-  ((TIES_X) ? _mm512_cmpge_epi16_mask(a, b) : _mm512_cmpgt_epi16_mask(a, b))
-
-#define ONYX__HALF_INT_CLASS(k, BF16, INF, TIES_X, ONE)                                        \
+/* Sign by bits; Clip by the three cases of simd_common.h, in masks: a NaN
+ * x is in neither, and above wins over below. */
+#define ONYX__HALF_INT_CLASS(k, BF16, INF, ONE)                                                 \
   typedef __m512i onyx__v_##k;                                                                \
-  typedef struct {                                                                            \
-    __m512i lo, hi, klo, khi;                                                                 \
-  } onyx__cx_##k;                                                                             \
-  static inline bool onyx__cx_set_##k(onyx__cx_##k *c, const onyx__kparams *p) {             \
-    uint16_t lo = 0, hi = 0;                                                                  \
-    int16_t klo = 0, khi = 0;                                                                 \
-    bool ok = p == NULL || (onyx__simd_half_bound(BF16, p->f32.lo, &lo, &klo) &&              \
-                            onyx__simd_half_bound(BF16, p->f32.hi, &hi, &khi));               \
-    c->lo = _mm512_set1_epi16((short)lo);                                                     \
-    c->hi = _mm512_set1_epi16((short)hi);                                                     \
-    c->klo = _mm512_set1_epi16(klo);                                                          \
-    c->khi = _mm512_set1_epi16(khi);                                                          \
-    return ok;                                                                                \
-  }                                                                                           \
+  ONYX__HALF_SET(k, __m512i, _mm512_set1_epi16, BF16)                                         \
   static inline __m512i onyx__sign_##k(__m512i v, const onyx__cx_##k *c) {                    \
     (void)c;                                                                                  \
     const __m512i a = _mm512_and_si512(v, _mm512_set1_epi16(0x7fff));                         \
@@ -308,20 +292,18 @@ ONYX__INT_OPS(u64, epu, 64, ONYX__SIGN_U)
     const __mmask32 nz = _mm512_test_epi16_mask(a, a);                                        \
     const __m512i one = _mm512_or_si512(_mm512_and_si512(v, _mm512_set1_epi16((short)0x8000)), \
                                         _mm512_set1_epi16(ONE));                              \
-    return _mm512_mask_mov_epi16(_mm512_maskz_mov_epi16(nz, one), nan, v);                  \
+    return _mm512_mask_mov_epi16(_mm512_maskz_mov_epi16(nz, one), nan, v);                    \
   }                                                                                           \
   static inline __m512i onyx__clip_##k(__m512i v, const onyx__cx_##k *c) {                    \
     const __m512i a = _mm512_and_si512(v, _mm512_set1_epi16(0x7fff));                         \
-    const __m512i key = _mm512_mask_sub_epi16(a, _mm512_movepi16_mask(v), _mm512_setzero_si512(), a); \
-    const __mmask32 nan = _mm512_cmpgt_epi16_mask(a, _mm512_set1_epi16(INF));                 \
-    const __mmask32 m1 = ONYX__HALF_GT(key, c->klo, TIES_X) | nan;                          \
-    const __m512i t = _mm512_mask_blend_epi16(m1, c->lo, v);                                  \
-    const __m512i kt = _mm512_mask_blend_epi16(m1, c->klo, key);                              \
-    const __mmask32 m2 = ONYX__HALF_GT(c->khi, kt, TIES_X) | nan;                           \
-    const __m512i y = _mm512_mask_blend_epi16(m2, c->hi, t);                                  \
-    return y;       \
+    const __m512i key =                                                                       \
+        _mm512_mask_sub_epi16(a, _mm512_movepi16_mask(v), _mm512_setzero_si512(), a);         \
+    const __mmask32 num = _mm512_cmple_epi16_mask(a, _mm512_set1_epi16(INF));                 \
+    const __mmask32 below = _mm512_cmpgt_epi16_mask(c->below, key) & num;                     \
+    const __mmask32 above = _mm512_cmpgt_epi16_mask(key, c->above) & num;                     \
+    return _mm512_mask_mov_epi16(_mm512_mask_mov_epi16(v, below, c->lo), above, c->hi);       \
   }
-ONYX__HALF_INT_CLASS(hi16, false, 0x7c00, 1, 0x3c00)
-ONYX__HALF_INT_CLASS(bi16, true, 0x7f80, 0, 0x3f80)
+ONYX__HALF_INT_CLASS(hi16, false, 0x7c00, 0x3c00)
+ONYX__HALF_INT_CLASS(bi16, true, 0x7f80, 0x3f80)
 
 #include "simd_generate.h"

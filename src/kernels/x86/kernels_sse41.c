@@ -295,49 +295,30 @@ static inline __m128i onyx__sign_u64(__m128i v, const onyx__cx_u64 *cx) {
 
 /* ---- float16 and bfloat16 Sign and Clip, on the bits (simd_common.h) ---- */
 
-/* a > b as a lane mask; with TIES_X, a >= b (not b > a), which lets a tie
- * keep x (see simd_common.h). */
-#define ONYX__HALF_GT(a, b, TIES_X) \
-  ((TIES_X) ? _mm_xor_si128(_mm_cmpgt_epi16(b, a), _mm_set1_epi8(-1)) : _mm_cmpgt_epi16(a, b))
-
-#define ONYX__HALF_INT_CLASS(k, BF16, INF, TIES_X, ONE)                                          \
-  typedef __m128i onyx__v_##k;                                                                   \
-  typedef struct {                                                                            \
-    __m128i lo, hi, klo, khi;                                                                    \
-  } onyx__cx_##k;                                                                             \
-  static inline bool onyx__cx_set_##k(onyx__cx_##k *c, const onyx__kparams *p) {                \
-    uint16_t lo = 0, hi = 0;                                                                    \
-    int16_t klo = 0, khi = 0;                                                                   \
-    bool ok = p == NULL || (onyx__simd_half_bound(BF16, p->f32.lo, &lo, &klo) &&                \
-                            onyx__simd_half_bound(BF16, p->f32.hi, &hi, &khi));                 \
-    c->lo = _mm_set1_epi16((short)lo);                                                        \
-    c->hi = _mm_set1_epi16((short)hi);                                                        \
-    c->klo = _mm_set1_epi16(klo);                                                             \
-    c->khi = _mm_set1_epi16(khi);                                                             \
-    return ok;                                                                                  \
-  }                                                                                             \
-  static inline __m128i onyx__sign_##k(__m128i v, const onyx__cx_##k *c) {                              \
-    (void)c;                                                                                    \
-    const __m128i a = _mm_and_si128(v, _mm_set1_epi16(0x7fff));                                   \
-    const __m128i nan = _mm_cmpgt_epi16(a, _mm_set1_epi16(INF));                                \
-    const __m128i zero = _mm_cmpeq_epi16(a, _mm_setzero_si128());                                 \
-    const __m128i one = _mm_or_si128(_mm_and_si128(v, _mm_set1_epi16((short)0x8000)),            \
-                                 _mm_set1_epi16(ONE));                                        \
-    return _mm_blendv_epi8(_mm_andnot_si128(zero, one),                                       \
-                             v, nan);                    \
-  }                                                                                             \
-  static inline __m128i onyx__clip_##k(__m128i v, const onyx__cx_##k *c) {                              \
-    const __m128i a = _mm_and_si128(v, _mm_set1_epi16(0x7fff));                                   \
-    const __m128i key = _mm_sign_epi16(a, v);                                                     \
-    const __m128i nan = _mm_cmpgt_epi16(a, _mm_set1_epi16(INF));                                \
-    const __m128i m1 = _mm_or_si128(ONYX__HALF_GT(key, c->klo, TIES_X), nan);                           \
-    const __m128i t = _mm_blendv_epi8(c->lo, v, m1);                                              \
-    const __m128i kt = _mm_blendv_epi8(c->klo, key, m1);                                          \
-    const __m128i m2 = _mm_or_si128(ONYX__HALF_GT(c->khi, kt, TIES_X), nan);                            \
-    const __m128i y = _mm_blendv_epi8(c->hi, t, m2);                                              \
-    return y;                        \
+/* Sign by bits; Clip by the three cases of simd_common.h, blended in the
+ * order below, above, NaN, so that above wins over below and a NaN x is
+ * returned as it is. */
+#define ONYX__HALF_INT_CLASS(k, BF16, INF, ONE)                                              \
+  typedef __m128i onyx__v_##k;                                                              \
+  ONYX__HALF_SET(k, __m128i, _mm_set1_epi16, BF16)                                         \
+  static inline __m128i onyx__sign_##k(__m128i v, const onyx__cx_##k *c) {                      \
+    (void)c;                                                                                \
+    const __m128i a = _mm_and_si128(v, _mm_set1_epi16(0x7fff));                             \
+    const __m128i nan = _mm_cmpgt_epi16(a, _mm_set1_epi16(INF));                            \
+    const __m128i zero = _mm_cmpeq_epi16(a, _mm_setzero_si128());                            \
+    const __m128i one =                                                                     \
+        _mm_or_si128(_mm_and_si128(v, _mm_set1_epi16((short)0x8000)), _mm_set1_epi16(ONE)); \
+    return _mm_blendv_epi8(_mm_andnot_si128(zero, one), v, nan);                          \
+  }                                                                                         \
+  static inline __m128i onyx__clip_##k(__m128i v, const onyx__cx_##k *c) {                      \
+    const __m128i a = _mm_and_si128(v, _mm_set1_epi16(0x7fff));                             \
+    const __m128i key = _mm_sign_epi16(a, v);                                              \
+    const __m128i nan = _mm_cmpgt_epi16(a, _mm_set1_epi16(INF));                            \
+    __m128i y = _mm_blendv_epi8(v, c->lo, _mm_cmpgt_epi16(c->below, key));                 \
+    y = _mm_blendv_epi8(y, c->hi, _mm_cmpgt_epi16(key, c->above));                        \
+    return _mm_blendv_epi8(y, v, nan);                                                    \
   }
-ONYX__HALF_INT_CLASS(hi16, false, 0x7c00, 1, 0x3c00)
-ONYX__HALF_INT_CLASS(bi16, true, 0x7f80, 0, 0x3f80)
+ONYX__HALF_INT_CLASS(hi16, false, 0x7c00, 0x3c00)
+ONYX__HALF_INT_CLASS(bi16, true, 0x7f80, 0x3f80)
 
 #include "simd_generate.h"

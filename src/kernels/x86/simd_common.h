@@ -137,13 +137,40 @@ static inline bool onyx__simd_ubounds_ok(const onyx__kparams *p, uint64_t max) {
  * Sign and Clip of float16 and bfloat16 need no conversion at all: they
  * work on the 16-bit patterns (classes hi16, bi16, loaded as u16). A NaN
  * is a magnitude above the infinity's and comes out unchanged, as in
- * scalar.c; Sign gives +-1 by bits; Clip compares keys, the magnitude
- * negated where the sign bit is set, which order the values as float
- * compares do, +0 and -0 equal. float16 breaks ties (x equal to a bound)
- * towards x, bfloat16 towards the bound, as scalar.c does. Clip needs its bounds as half patterns: hand-made
- * params whose bounds are not half values go to the scalar kernel.
+ * scalar.c; Sign gives +-1 by bits.
+ *
+ * Clip compares keys: the magnitude, negated where the sign bit is set.
+ * Signed 16-bit compares of keys order the values as float compares do,
+ * +0 and -0 equal. Rather than follow the scalar max-then-min step by
+ * step, the kernel sorts each element into one of three cases with one
+ * compare each, against thresholds worked out once per call here:
+ *   below  key < below   the result is lo
+ *   above  key > above   the result is hi (this wins over below)
+ *   else                 the result is x (and always for a NaN x).
+ * For float16, whose ties keep x (x >= lo, x <= hi), below = key(lo) and
+ * above = key(hi); for bfloat16, whose ties go to the bound (x > lo,
+ * x < hi), below = key(lo) + 1 and above = key(hi) - 1. When the bounds
+ * cross (lo > hi, or lo >= hi for bfloat16) the scalar rule returns hi for
+ * every number, so above becomes INT16_MIN, below every key (keys are at
+ * least -0x7fff). tests/unit/test_simd.c checks all 65,536 patterns
+ * against scalar.c for every pair of bounds that matters.
+ *
+ * Clip needs its bounds as half patterns: hand-made params whose bounds
+ * are not half values (or are NaN) go to the scalar kernel.
  */
-static inline bool onyx__simd_half_bound(bool bf16, float f, uint16_t *bits, int16_t *key) {
+typedef struct onyx__simd_half_clip {
+  uint16_t lo, hi;      /* the bounds' bits */
+  int16_t below, above; /* the key thresholds */
+} onyx__simd_half_clip;
+
+static inline int16_t onyx__simd_half_key(uint16_t bits) {
+  const int16_t mag = (int16_t)(bits & 0x7fff);
+  return (bits & 0x8000) ? (int16_t)-mag : mag;
+}
+
+/* One bound: its half bits, and whether the float32 bound is exactly that
+ * half value and not NaN. */
+static inline bool onyx__simd_half_bound(bool bf16, float f, uint16_t *bits) {
   uint32_t fb, back;
   float w;
   if (bf16) {
@@ -155,12 +182,40 @@ static inline bool onyx__simd_half_bound(bool bf16, float f, uint16_t *bits, int
   }
   memcpy(&fb, &f, sizeof fb);
   memcpy(&back, &w, sizeof back);
-  int16_t mag = (int16_t)(*bits & 0x7fff);
-  *key = (*bits & 0x8000) ? (int16_t)-mag : mag;
   return fb == back && !isnan(f);
 }
 
+/* Fills h from params p (NULL for Sign: zeros); false if the kernel must
+ * leave the call to the scalar kernel. */
+static inline bool onyx__simd_half_clip_set(bool bf16, const onyx__kparams *p,
+                                            onyx__simd_half_clip *h) {
+  memset(h, 0, sizeof *h);
+  if (p == NULL) return true;
+  if (!onyx__simd_half_bound(bf16, p->f32.lo, &h->lo) ||
+      !onyx__simd_half_bound(bf16, p->f32.hi, &h->hi))
+    return false;
+  const int klo = onyx__simd_half_key(h->lo), khi = onyx__simd_half_key(h->hi);
+  const bool ties_x = !bf16; /* numpy's float16 rule; see scalar.c */
+  const bool crossed = ties_x ? klo > khi : klo >= khi;
+  h->below = (int16_t)(ties_x ? klo : klo + 1);
+  h->above = crossed ? INT16_MIN : (int16_t)(ties_x ? khi : khi - 1);
+  return true;
+}
 
+/* The Clip bounds of a half class (k, BF16) in vectors V made by SET1. */
+#define ONYX__HALF_SET(k, V, SET1, BF16)                                            \
+  typedef struct {                                                                  \
+    V lo, hi, below, above;                                                         \
+  } onyx__cx_##k;                                                                   \
+  static inline bool onyx__cx_set_##k(onyx__cx_##k *c, const onyx__kparams *p) {    \
+    onyx__simd_half_clip h;                                                         \
+    const bool ok = onyx__simd_half_clip_set(BF16, p, &h);                          \
+    c->lo = SET1((short)h.lo);                                                      \
+    c->hi = SET1((short)h.hi);                                                      \
+    c->below = SET1(h.below);                                                       \
+    c->above = SET1(h.above);                                                       \
+    return ok;                                                                      \
+  }
 
 /*
  * The Clip bound setters of the integer classes, the same for every ISA but
