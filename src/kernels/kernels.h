@@ -1,8 +1,10 @@
 /*
  * Element-wise micro-kernels. Every kernel has one signature, cannot fail,
  * and allows x == y (in place); x and y must not otherwise overlap. A kernel
- * reads exactly n elements of x and writes exactly n elements of y: tails are
- * handled without touching memory past the caller's buffers.
+ * touches only the n elements of x and of y, never memory past the caller's
+ * buffers. It may compute an element twice (a vector tail overlapping the
+ * last full vector), which gives the same bits because every op is
+ * idempotent; see simd_generate.h.
  *
  * Names spell type, op and ISA: onyx__f32_vceil__scalar,
  * onyx__f16_vclip__avx2. Each ISA provides a table; dispatch picks, per

@@ -37,9 +37,25 @@
 #define ONYX__SIMD_TAIL(NAME, C, K, OP, KOP)                                               \
   if (i < n) onyx__stm_##C(dst + i, n - i, onyx__##OP##_##K(onyx__ldm_##C(src + i, n - i), &cx));
 #else
-/* The last n - i < N elements, by the scalar reference kernel. */
-#define ONYX__SIMD_TAIL(NAME, C, K, OP, KOP) \
-  if (i < n) onyx__kernels_scalar.k[ONYX__KOP_##KOP][ONYX__DI_##NAME](n - i, src + i, dst + i, params);
+/*
+ * The last n - i < N elements, as one more vector over the last N elements
+ * when there are that many, else by the scalar reference kernel. The
+ * vector overlaps elements already done; doing them again is harmless
+ * because every op here is idempotent (f(f(x)) is f(x), bit for bit: Ceil
+ * and Floor give integers or quiet NaNs, Sign gives +-1, 0 or x's NaN,
+ * Clip gives x, lo or hi, each of which it keeps), so it gives the same
+ * bits even in place, where it reads results. One vector costs far less
+ * than up to N - 1 scalar elements, which for the halves each convert.
+ */
+#define ONYX__SIMD_TAIL(NAME, C, K, OP, KOP)                                            \
+  if (i < n) {                                                                          \
+    if (n >= (size_t)ONYX__N_##C) {                                                     \
+      const size_t last = n - (size_t)ONYX__N_##C;                                      \
+      onyx__st_##C(dst + last, onyx__##OP##_##K(onyx__ld_##C(src + last), &cx));        \
+    } else {                                                                            \
+      scalar(n - i, src + i, dst + i, params);                                          \
+    }                                                                                   \
+  }
 #endif
 
 /*
