@@ -35,6 +35,20 @@ int onyx__dtype_index(onyx_dtype dtype);
 onyx_dtype onyx__dtype_at(int index);
 onyx__dclass onyx__dtype_class(onyx_dtype dtype);
 
+/* onyx_dtype_size() inlined for the run path: a switch the compiler turns
+ * into a table lookup, generated from the same list. */
+static inline size_t onyx__dtype_size(onyx_dtype dtype) {
+  switch (dtype) {
+#define ONYX_X_(name, value, cname, size) \
+  case ONYX_DTYPE_##name:                 \
+    return size;
+    ONYX_DTYPE_MAP(ONYX_X_)
+#undef ONYX_X_
+    default:
+      return 0;
+  }
+}
+
 /* Bit masks over dense indices, for the allowed-type lists of op versions. */
 typedef unsigned onyx__dmask;
 #define ONYX__DM(name) (1u << ONYX__DI_##name)

@@ -26,7 +26,7 @@ typedef struct slot {
 struct onyx__run_ctx {
   size_t n_values, n_outputs, n_steps;
   slot *slots;
-  bool *allocated;        /* per output: onyx allocated it in this run */
+  bool *allocated;        /* per output: onyx allocated it in this run; all false between runs */
   void **buffers;         /* per value: a whole buffer this context owns */
   size_t *capacity;       /* its size in bytes */
   onyx__kparams *params;  /* per step, for this run */
@@ -113,7 +113,7 @@ static onyx_status bind_input(const onyx_session *s, size_t i, const onyx_tensor
   if (onyx__shape_count(t->dims, t->rank, &count, &shape_err) != ONYX_OK)
     return onyx__fail(err, ONYX_INPUT_SHAPE, "input %zu ('%s'): %s", i, s->input_info[i].name,
                       shape_err.message);
-  size_t nbytes = count * onyx_dtype_size(t->dtype);
+  size_t nbytes = count * onyx__dtype_size(t->dtype);
   if (count > 0 && t->data == NULL)
     return onyx__fail(err, ONYX_INPUT_MISSING, "input %zu ('%s'): data is NULL", i,
                       s->input_info[i].name);
@@ -310,7 +310,6 @@ onyx_status onyx_session_run(onyx_session *s, const onyx_tensor *inputs, size_t 
   onyx__run_ctx *c = atomic_exchange_explicit(&s->cached_ctx, NULL, memory_order_acquire);
   if (c == NULL && (c = run_ctx_new(s)) == NULL)
     return onyx__fail(err, ONYX_OUT_OF_MEMORY, "out of memory for a run");
-  memset(c->allocated, 0, sizeof(bool) * s->n_outputs);
 
   onyx_status st = prepare_run(s, c, inputs, outputs, err);
   if (st == ONYX_OK) {
@@ -335,18 +334,22 @@ onyx_status onyx_session_run(onyx_session *s, const onyx_tensor *inputs, size_t 
       const slot *sl = &c->slots[s->output_values[o]];
       if (sl->written != (int32_t)o && sl->nbytes > 0)
         memcpy(outputs[o].data, sl->data, sl->nbytes);
+      c->allocated[o] = false; /* every run starts with none (see below) */
       outputs[o].dtype = s->values[s->output_values[o]].desc.dtype;
       outputs[o].rank = sl->rank;
-      memset(outputs[o].dims, 0, sizeof outputs[o].dims);
-      if (sl->rank > 0) memcpy(outputs[o].dims, sl->dims, sizeof(int64_t) * sl->rank);
+      for (uint32_t d = 0; d < ONYX_MAX_RANK; d++) outputs[o].dims[d] = d < sl->rank ? sl->dims[d] : 0;
     }
   } else {
-    for (size_t o = 0; o < n_outputs; o++)
+    /* Frees what this run allocated; the flags go back to false, as a
+     * context's flags are false whenever no run holds it. */
+    for (size_t o = 0; o < n_outputs; o++) {
       if (c->allocated[o]) {
         onyx__free(outputs[o].data);
         outputs[o].data = NULL;
         outputs[o].size = 0;
       }
+      c->allocated[o] = false;
+    }
   }
 
   onyx__run_ctx *expected = NULL;

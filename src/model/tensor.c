@@ -120,13 +120,16 @@ onyx_status onyx__shape_count(const int64_t *dims, uint32_t rank, size_t *count,
     /* Each dimension is bounded on its own too, so that a zero elsewhere in
      * the shape cannot hide a dimension no stride computation can hold. */
     uint64_t d = (uint64_t)dims[i];
-    if (d > max || (c != 0 && d > max / c)) {
+    /* A checked multiply rather than max / c: it is on every run's path,
+     * and a 64-bit division costs more than the rest of the check. */
+    uint64_t p = 0;
+    if (d > max || __builtin_mul_overflow(c, d, &p) || p > max) {
       char shape[400];
       format_shape(dims, rank, shape, sizeof shape);
       return onyx__fail(err, ONYX_LIMIT, "shape %s has more than %lld elements", shape,
                         (long long)ONYX__MAX_ELEMENTS);
     }
-    c *= d;
+    c = p;
   }
   if (c > SIZE_MAX) {
     return onyx__fail(err, ONYX_LIMIT, "%llu elements do not fit in memory on this machine",
