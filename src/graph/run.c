@@ -325,6 +325,10 @@ onyx_status onyx_session_run(onyx_session *s, const onyx_tensor *inputs, size_t 
                             step->bound[0] >= 0 ? c->slots[step->bound[0]].data : NULL,
                             step->bound[1] >= 0 ? c->slots[step->bound[1]].data : NULL,
                             &c->params[k]);
+        /* A value written whole that is too large for the caches is
+         * streamed, though each kernel call sees only a tile or a
+         * thread's share of it. */
+        c->params[k].stream = step->sy < 0 && c->slots[step->y].nbytes >= ONYX__STREAM_MIN_BYTES;
       }
       run_group(s, grp, c);
     }

@@ -15,6 +15,7 @@
 #ifndef ONYX_KERNELS_KERNELS_H
 #define ONYX_KERNELS_KERNELS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -36,26 +37,47 @@ typedef enum onyx__kop {
 } onyx__kop;
 
 /*
- * Kernel parameters. Only Clip has any: its two bounds, stored in the
- * kernel's computing type. float16 and bfloat16 bounds are held as float32
- * (exact), so half kernels compare in float32. A missing bound is stored as
- * the identity of its side (-inf/+inf for floats, the type's minimum/maximum
- * for integers), which gives bit-identical results to "no bound".
+ * Kernel parameters. Clip's two bounds, stored in the kernel's computing
+ * type. float16 and bfloat16 bounds are held as float32 (exact). A missing
+ * bound is stored as the identity of its side (-inf/+inf for floats, the
+ * type's minimum/maximum for integers), which gives bit-identical results
+ * to "no bound".
+ *
+ * And for every op, stream: the caller knows that y is one piece of an
+ * output of ONYX__STREAM_MIN_BYTES or more, so the kernel should write it
+ * with non-temporal stores even when n alone is small (a tile of a fused
+ * group, a thread's share of a large output). It is only a hint: results
+ * are the same either way, and a kernel without streaming stores ignores
+ * it. params may be NULL for every op but Clip: no hint.
  */
-typedef union onyx__kparams {
-  struct {
-    float lo, hi;
-  } f32; /* float, float16, bfloat16 */
-  struct {
-    double lo, hi;
-  } f64;
-  struct {
-    int64_t lo, hi;
-  } i64; /* every signed integer type, widened */
-  struct {
-    uint64_t lo, hi;
-  } u64; /* every unsigned integer type, widened */
+typedef struct onyx__kparams {
+  union {
+    struct {
+      float lo, hi;
+    } f32; /* float, float16, bfloat16 */
+    struct {
+      double lo, hi;
+    } f64;
+    struct {
+      int64_t lo, hi;
+    } i64; /* every signed integer type, widened */
+    struct {
+      uint64_t lo, hi;
+    } u64; /* every unsigned integer type, widened */
+  };
+  bool stream;
 } onyx__kparams;
+
+/*
+ * Outputs at least this large are written with non-temporal stores, which
+ * bypass the caches: an output that cannot stay cached anyway then costs
+ * no read-for-ownership and evicts nothing useful. Measured on a 32 MiB-L3
+ * machine: ordinary stores win up to about the size of the L3, streaming
+ * ones above it.
+ */
+#ifndef ONYX__STREAM_MIN_BYTES
+#define ONYX__STREAM_MIN_BYTES ((size_t)16 << 20)
+#endif
 
 typedef void (*onyx__ukernel)(size_t n, const void *x, void *y, const onyx__kparams *params);
 

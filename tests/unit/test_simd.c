@@ -471,13 +471,16 @@ static void test_values(void **state) {
 }
 
 /* Every length from 1 to five vectors and one, so that every path (four
- * vectors, one vector, tail) runs alone and after the others. */
+ * vectors, one vector, tail) runs alone and after the others; then again
+ * with the streaming hint (params->stream), up to 128 bytes further, so
+ * that the streaming path's vector head, its loops and the tail run at
+ * every alignment check_run gives, in place too. */
 static void test_lengths(void **state) {
   (void)state;
   onyx_isa levels[3];
   size_t nl = simd_levels(levels);
   uint64_t pool[1200];
-  unsigned char in[5 * 64 + 8 + 1][8], want[(5 * 64 + 8) * 8];
+  unsigned char in[5 * 64 + 128 + 8 + 1][8], want[(5 * 64 + 128 + 8) * 8];
   fenced f = fenced_alloc(sizeof in + 2 * GUARD + 64);
   guarded g = guarded_alloc(sizeof want + 64);
   bound bounds[24];
@@ -487,10 +490,10 @@ static void test_lengths(void **state) {
     for (int di = 0; di < ONYX__DTYPE_COUNT; di++) {
       onyx_dtype dt = onyx__dtype_at(di);
       size_t es = onyx_dtype_size(dt);
-      size_t w = vb / es, maxn = 5 * w + 1;
+      size_t w = vb / es, maxn = 5 * w + 1, maxn_stream = maxn + 128 / es;
       size_t np = value_pool(dt, pool, COUNT(pool));
       /* Specials first and then random ones, shuffled through the lengths. */
-      for (size_t i = 0; i < maxn; i++) {
+      for (size_t i = 0; i < maxn_stream; i++) {
         put_bits(es, pool[is_half(dt) ? rng() % np : (i * 7) % np], (unsigned char *)in + i * es);
       }
       size_t nb = bound_pool(dt, bounds);
@@ -498,18 +501,25 @@ static void test_lengths(void **state) {
         onyx__ukernel s = scalar_kernel((onyx__kop)op, dt);
         if (s == NULL) continue;
         onyx__ukernel k = onyx__kernel_get((onyx__kop)op, dt, levels[li]);
-        for (size_t n = 1; n <= maxn; n++) {
-          onyx__kparams p;
-          const onyx__kparams *pp = NULL;
-          if (op == ONYX__KOP_CLIP) {
-            /* A pair that clips on both sides: two bounds inside the pool. */
-            bound lo = bounds[1 + n % (nb - 1)], hi = bounds[1 + (n * 5 + 3) % (nb - 1)];
-            make_params(dt, &lo, &hi, &p);
-            pp = &p;
+        for (int stream = 0; stream < 2; stream++) {
+          for (size_t n = 1; n <= (stream ? maxn_stream : maxn); n++) {
+            onyx__kparams p;
+            memset(&p, 0, sizeof p);
+            const onyx__kparams *pp = NULL;
+            if (op == ONYX__KOP_CLIP) {
+              /* A pair that clips on both sides: two bounds inside the pool. */
+              bound lo = bounds[1 + n % (nb - 1)], hi = bounds[1 + (n * 5 + 3) % (nb - 1)];
+              make_params(dt, &lo, &hi, &p);
+              pp = &p;
+            }
+            if (stream) {
+              p.stream = true;
+              pp = &p;
+            }
+            snprintf(what, sizeof what, "%s %s %s%s", onyx_isa_name(levels[li]), op_name(op),
+                     dt_name(dt), stream ? " streaming" : "");
+            check_run(k, s, es, n, in, pp, vb, &f, &g, want, what);
           }
-          snprintf(what, sizeof what, "%s %s %s", onyx_isa_name(levels[li]), op_name(op),
-                   dt_name(dt));
-          check_run(k, s, es, n, in, pp, vb, &f, &g, want, what);
         }
       }
     }
@@ -572,7 +582,7 @@ static void test_handmade_params(void **state) {
 
 /*
  * Outputs large enough for streaming stores (16 MiB and more), with the
- * output one element off a 64-byte boundary so that the scalar head runs,
+ * output one element off a 64-byte boundary so that the head runs,
  * and an odd length so that a tail follows. One op per type (Clip, which
  * has the most lanes of logic) plus Ceil for float32.
  */

@@ -53,16 +53,6 @@
 #define ONYX__SIMD_NAME(tn, op) ONYX__SIMD_CAT(onyx__##tn##_v##op##__, ONYX__SIMD_ISA)
 #define ONYX__SIMD_TABLE ONYX__SIMD_CAT(onyx__kernels_, ONYX__SIMD_ISA)
 
-/*
- * Outputs at least this large are written with non-temporal stores, which
- * bypass the caches: an output that cannot stay cached anyway then costs
- * no read-for-ownership and evicts nothing useful. Measured on a 32 MiB-L3
- * machine (see the report that introduced this file): ordinary stores win
- * up to about the size of the L3, streaming ones above it.
- */
-#ifndef ONYX__SIMD_NT_MIN_BYTES
-#define ONYX__SIMD_NT_MIN_BYTES ((size_t)16 << 20)
-#endif
 /* Streaming stores start once y is aligned to this many bytes. */
 #define ONYX__SIMD_NT_ALIGN 64u
 

@@ -59,33 +59,45 @@
 #endif
 
 /*
- * One kernel. Outputs of ONYX__SIMD_NT_MIN_BYTES or more take the
- * streaming path: the scalar kernel up to the first ONYX__SIMD_NT_ALIGN
- * boundary of y (a few elements), streaming stores from there, a fence so
- * that they are ordered before whatever the caller does next, then the
- * tail as usual.
+ * One kernel. Outputs of ONYX__STREAM_MIN_BYTES or more, and calls whose
+ * params ask for it (a piece of such an output: a tile of a fused group, a
+ * thread's share), take the streaming path when y is element-aligned and
+ * n spans at least 128 bytes:
+ *   - the elements before y's first ONYX__SIMD_NT_ALIGN boundary (under
+ *     64 bytes) as whole vectors with ordinary stores; the last of them
+ *     may reach past the boundary, which is harmless, as the tail's
+ *     overlap is (every op is idempotent), and the 128 bytes keep its
+ *     reads inside x;
+ *   - streaming stores from the boundary on;
+ *   - a fence, so that they are ordered before whatever the caller does
+ *     next; then the tail as usual.
  */
-#define ONYX__SIMD_KERNEL(NAME, tn, T, C, K, OP, KOP)                                      \
-  static void ONYX__SIMD_NAME(tn, OP)(size_t n, const void *x, void *y,                    \
-                                      const onyx__kparams *params) {                       \
-    const T *src = x;                                                                      \
-    T *dst = y;                                                                            \
-    onyx__cx_##K cx;                                                                       \
-    const onyx__ukernel scalar = onyx__kernels_scalar.k[ONYX__KOP_##KOP][ONYX__DI_##NAME]; \
-    if (!onyx__cx_set_##K(&cx, ONYX__KOP_##KOP == ONYX__KOP_CLIP ? params : NULL)) {       \
-      scalar(n, x, y, params);                                                             \
-      return;                                                                              \
-    }                                                                                      \
-    size_t i = 0;                                                                          \
-    const uintptr_t addr = (uintptr_t)y;                                                   \
-    if (n >= ONYX__SIMD_NT_MIN_BYTES / sizeof(T) && addr % sizeof(T) == 0) {               \
-      i = ((0u - addr) & (ONYX__SIMD_NT_ALIGN - 1u)) / sizeof(T);                          \
-      if (i > 0) scalar(i, x, y, params);                                                  \
-      ONYX__SIMD_LOOP(C, K, OP, stnt)                                                      \
-      _mm_sfence();                                                                        \
-    }                                                                                      \
-    ONYX__SIMD_LOOP(C, K, OP, st)                                                          \
-    ONYX__SIMD_TAIL(NAME, C, K, OP, KOP)                                                   \
+#define ONYX__SIMD_KERNEL(NAME, tn, T, C, K, OP, KOP)                                       \
+  static void ONYX__SIMD_NAME(tn, OP)(size_t n, const void *x, void *y,                     \
+                                      const onyx__kparams *params) {                        \
+    const T *src = x;                                                                       \
+    T *dst = y;                                                                             \
+    onyx__cx_##K cx;                                                                        \
+    const onyx__ukernel scalar = onyx__kernels_scalar.k[ONYX__KOP_##KOP][ONYX__DI_##NAME];  \
+    if (!onyx__cx_set_##K(&cx, ONYX__KOP_##KOP == ONYX__KOP_CLIP ? params : NULL)) {        \
+      scalar(n, x, y, params);                                                              \
+      return;                                                                               \
+    }                                                                                       \
+    (void)scalar;                                                                           \
+    size_t i = 0;                                                                           \
+    const uintptr_t addr = (uintptr_t)y;                                                    \
+    const bool stream =                                                                     \
+        n >= ONYX__STREAM_MIN_BYTES / sizeof(T) || (params != NULL && params->stream);      \
+    if (stream && n >= 128 / sizeof(T) && addr % sizeof(T) == 0) {                          \
+      const size_t head = ((0u - addr) & (ONYX__SIMD_NT_ALIGN - 1u)) / sizeof(T);          \
+      for (; i < head; i += (size_t)ONYX__N_##C)                                            \
+        onyx__st_##C(dst + i, onyx__##OP##_##K(onyx__ld_##C(src + i), &cx));                \
+      i = head;                                                                             \
+      ONYX__SIMD_LOOP(C, K, OP, stnt)                                                       \
+      _mm_sfence();                                                                         \
+    }                                                                                       \
+    ONYX__SIMD_LOOP(C, K, OP, st)                                                           \
+    ONYX__SIMD_TAIL(NAME, C, K, OP, KOP)                                                    \
   }
 
 #ifndef ONYX__SIMD_CLIP_TYPES
