@@ -53,10 +53,12 @@ static onyx_status onyx__kernel_call(onyx__kop op, onyx_dtype dtype, size_t n, c
                       allowed);
   }
   if (n == 0) return ONYX_OK;
-  /* Only Clip has parameters; the others get zeroes they never read. */
+  /* Clip's bounds (the others get zeroes they never read) and, for every
+   * op, whether the output is large enough to stream. */
   onyx__kparams params;
   memset(&params, 0, sizeof params);
   if (op == ONYX__KOP_CLIP) onyx__clip_params(dtype, lo, hi, &params);
+  params.stream = n >= ONYX__STREAM_MIN_BYTES / onyx__dtype_size(dtype);
   kernel(n, x, y, &params);
   return ONYX_OK;
 }

@@ -581,9 +581,10 @@ static void test_handmade_params(void **state) {
 }
 
 /*
- * Outputs large enough for streaming stores (16 MiB and more), with the
- * output one element off a 64-byte boundary so that the head runs,
- * and an odd length so that a tail follows. One op per type (Clip, which
+ * Outputs large enough for streaming stores (16 MiB and more, with the
+ * hint set as a session would set it), with the output one element off a
+ * 64-byte boundary so that the head runs, and an odd length so that a tail
+ * follows. One op per type (Clip, which
  * has the most lanes of logic) plus Ceil for float32.
  */
 static void test_large(void **state) {
@@ -606,6 +607,7 @@ static void test_large(void **state) {
     size_t nb = bound_pool(dt, bounds);
     onyx__kparams p;
     make_params(dt, &bounds[3], &bounds[nb - 5], &p);
+    p.stream = true; /* as a session or onyx_ceil() would ask at this size */
     const onyx__kop ops[] = {ONYX__KOP_CLIP, ONYX__KOP_CEIL, ONYX__KOP_SIGN};
     for (size_t oi = 0; oi < (dt == ONYX_DTYPE_FLOAT ? 3u : 1u); oi++) {
       onyx__ukernel s = scalar_kernel(ops[oi], dt);

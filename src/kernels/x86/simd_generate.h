@@ -59,10 +59,9 @@
 #endif
 
 /*
- * One kernel. Outputs of ONYX__STREAM_MIN_BYTES or more, and calls whose
- * params ask for it (a piece of such an output: a tile of a fused group, a
- * thread's share), take the streaming path when y is element-aligned and
- * n spans at least 128 bytes:
+ * One kernel. Calls whose params ask for streaming (params->stream: an
+ * output of ONYX__STREAM_MIN_BYTES or more, or a piece of one) take the
+ * streaming path when y is element-aligned and n spans at least 128 bytes:
  *   - the elements before y's first ONYX__SIMD_NT_ALIGN boundary (under
  *     64 bytes) as whole vectors with ordinary stores; the last of them
  *     may reach past the boundary, which is harmless, as the tail's
@@ -86,8 +85,7 @@
     (void)scalar;                                                                           \
     size_t i = 0;                                                                           \
     const uintptr_t addr = (uintptr_t)y;                                                    \
-    const bool stream =                                                                     \
-        n >= ONYX__STREAM_MIN_BYTES / sizeof(T) || (params != NULL && params->stream);      \
+    const bool stream = params != NULL && params->stream;                                   \
     if (stream && n >= 128 / sizeof(T) && addr % sizeof(T) == 0) {                          \
       const size_t head = ((0u - addr) & (ONYX__SIMD_NT_ALIGN - 1u)) / sizeof(T);          \
       for (; i < head; i += (size_t)ONYX__N_##C)                                            \
