@@ -59,7 +59,7 @@ static onyx__run_ctx *run_ctx_new(const onyx_session *s) {
   c->params = onyx__calloc(s->n_steps + 1, sizeof *c->params);
   c->scratch_stride = (size_t)s->n_scratch * ONYX__TILE_ELEMS * 8;
   if (c->scratch_stride > 0)
-    c->scratch = onyx__malloc(c->scratch_stride * onyx__pool_size(s->pool));
+    c->scratch = onyx__malloc(c->scratch_stride * s->workers);
   if (!c->slots || !c->allocated || !c->buffers || !c->capacity || !c->params ||
       (c->scratch_stride > 0 && !c->scratch)) {
     c->n_values = 0; /* buffers are all NULL: nothing else to free */
@@ -81,8 +81,9 @@ static onyx__run_ctx *run_ctx_new(const onyx_session *s) {
   return c;
 }
 
+/* Checks input i against its declaration and counts its elements. */
 static onyx_status check_input(const onyx_session *s, size_t i, const onyx_tensor *t,
-                               onyx_error *err) {
+                               size_t *count, onyx_error *err) {
   const onyx_value_info *info = &s->input_info[i];
   if (t->dtype != info->dtype)
     return onyx__fail(err, ONYX_INPUT_TYPE, "input %zu ('%s'): type %s given, %s expected", i,
@@ -93,6 +94,8 @@ static onyx_status check_input(const onyx_session *s, size_t i, const onyx_tenso
   if (info->has_shape && t->rank != info->rank)
     return onyx__fail(err, ONYX_INPUT_SHAPE, "input %zu ('%s'): rank %u given, %u expected", i,
                       info->name, t->rank, info->rank);
+  uint64_t c = 1;
+  bool too_many = false;
   for (uint32_t d = 0; d < t->rank; d++) {
     if (t->dims[d] < 0)
       return onyx__fail(err, ONYX_INPUT_SHAPE, "input %zu ('%s'): dimension %u is negative (%lld)",
@@ -101,18 +104,27 @@ static onyx_status check_input(const onyx_session *s, size_t i, const onyx_tenso
       return onyx__fail(err, ONYX_INPUT_SHAPE,
                         "input %zu ('%s'): dimension %u is %lld; the model fixes it at %lld", i,
                         info->name, d, (long long)t->dims[d], (long long)info->dims[d]);
+    /* The limits of onyx__shape_count (each dimension and the product),
+     * which words the error below. */
+    const uint64_t dim = (uint64_t)t->dims[d];
+    too_many |= dim > (uint64_t)ONYX__MAX_ELEMENTS || __builtin_mul_overflow(c, dim, &c) ||
+                c > (uint64_t)ONYX__MAX_ELEMENTS;
   }
+  if (too_many || c > SIZE_MAX) {
+    onyx_error shape_err;
+    memset(&shape_err, 0, sizeof shape_err);
+    (void)onyx__shape_count(t->dims, t->rank, count, &shape_err);
+    return onyx__fail(err, ONYX_INPUT_SHAPE, "input %zu ('%s'): %s", i, info->name,
+                      shape_err.message);
+  }
+  *count = (size_t)c;
   return ONYX_OK;
 }
 
 static onyx_status bind_input(const onyx_session *s, size_t i, const onyx_tensor *t, slot *sl,
                               onyx_error *err) {
-  ONYX__TRY(check_input(s, i, t, err));
   size_t count;
-  onyx_error shape_err;
-  if (onyx__shape_count(t->dims, t->rank, &count, &shape_err) != ONYX_OK)
-    return onyx__fail(err, ONYX_INPUT_SHAPE, "input %zu ('%s'): %s", i, s->input_info[i].name,
-                      shape_err.message);
+  ONYX__TRY(check_input(s, i, t, &count, err));
   size_t nbytes = count * onyx__dtype_size(t->dtype);
   if (count > 0 && t->data == NULL)
     return onyx__fail(err, ONYX_INPUT_MISSING, "input %zu ('%s'): data is NULL", i,
@@ -202,7 +214,7 @@ static void run_group(const onyx_session *s, const onyx__group *g, onyx__run_ctx
   group_job j = {s, g, c, c->slots[g->x].count, 0};
   if (j.count == 0) return;
   size_t elem = g->elem;
-  unsigned workers = onyx__pool_size(s->pool);
+  unsigned workers = s->workers;
   if (workers == 1 || j.count * elem * 2 < PARALLEL_MIN_BYTES) {
     run_range(&j, 0, j.count, 0);
     return;
@@ -254,8 +266,8 @@ static onyx_status prepare_run(const onyx_session *s, onyx__run_ctx *c, const on
     y->rank = x->rank;
     y->count = x->count;
     y->nbytes = x->nbytes;
+    ONYX__TRY(check_bounds(s, st, slots, err));
   }
-  for (size_t k = 0; k < s->n_steps; k++) ONYX__TRY(check_bounds(s, &s->steps[k], slots, err));
 
   /* 2. Output buffers: the caller's, checked for size first so that a
    * failing run writes nothing, or new ones. A step whose output is a

@@ -640,6 +640,7 @@ onyx_status onyx_session_create(const onyx_model *model, const onyx_session_opti
     if (threads > 256) threads = 256;
     s->opts.threads = threads;
     if (threads > 1) st = onyx__pool_create(threads, &s->pool, err);
+    s->workers = onyx__pool_size(s->pool);
   }
   if (st != ONYX_OK) {
     if (model->path != NULL) onyx__error_prefix(err, "%s", model->path);

@@ -68,6 +68,7 @@ struct onyx_session {
   onyx__group *groups;
   uint32_t n_scratch;      /* scratch tiles each worker needs */
   struct onyx__pool *pool; /* NULL when running on one thread */
+  unsigned workers;        /* onyx__pool_size(pool), kept for the run path */
   /* A run context kept between runs so that a run allocates nothing; a
    * concurrent run that finds it taken builds its own. */
   _Atomic(onyx__run_ctx *) cached_ctx;
