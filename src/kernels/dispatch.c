@@ -2,6 +2,9 @@
  * Kernel selection. Each ISA level may provide a table; a lookup starts at
  * the lower of the caller's cap and the level the CPU supports and walks
  * down to scalar, so a table need only hold the kernels it improves on.
+ * A level may also have tables that need a CPU feature beyond the level
+ * (onyx__cpu_has): where the CPU has it, such a table's entries take
+ * precedence over the level's own table, and are reported as that level.
  */
 #include "cpu/cpu.h"
 #include "kernels/kernels.h"
@@ -21,18 +24,47 @@ extern const onyx__kernel_table onyx__kernels_avx2;
 #if defined(ONYX_HAVE_X86) && defined(ONYX_HAVE_AVX512_KERNELS)
 extern const onyx__kernel_table onyx__kernels_avx512;
 #endif
+#if defined(ONYX_HAVE_X86) && defined(ONYX_HAVE_AVX512FP16_KERNELS)
+extern const onyx__kernel_table onyx__kernels_avx512fp16;
+#endif
 
-/* Indexed by onyx_isa; NULL where a level has no table in this build. */
-static const onyx__kernel_table *const onyx__tables[ONYX_ISA_AVX512 + 1] = {
-    [ONYX_ISA_SCALAR] = &onyx__kernels_scalar,
+/* One table of a level, and the feature it needs on top of the level. */
+typedef struct onyx__level_table {
+  const onyx__kernel_table *table; /* NULL: an unused slot */
+  bool needs_feature;
+  onyx__cpu_feature feature; /* only if needs_feature */
+} onyx__level_table;
+
+#define ONYX__TABLE(t) {&(t), false, (onyx__cpu_feature)0}
+#define ONYX__TABLE_IF(t, f) {&(t), true, (f)}
+
+/* The most tables one level has. */
+#define ONYX__LEVEL_TABLES 2
+
+/*
+ * Indexed by onyx_isa: each level's tables, in order of precedence. A level
+ * without a table in this build has only unused slots.
+ */
+static const onyx__level_table onyx__tables[ONYX_ISA_AVX512 + 1][ONYX__LEVEL_TABLES] = {
+    [ONYX_ISA_SCALAR] = {ONYX__TABLE(onyx__kernels_scalar)},
 #if defined(ONYX_HAVE_X86) && defined(ONYX_HAVE_SSE41_KERNELS)
-    [ONYX_ISA_SSE41] = &onyx__kernels_sse41,
+    [ONYX_ISA_SSE41] = {ONYX__TABLE(onyx__kernels_sse41)},
 #endif
 #if defined(ONYX_HAVE_X86) && defined(ONYX_HAVE_AVX2_KERNELS)
-    [ONYX_ISA_AVX2] = &onyx__kernels_avx2,
+    [ONYX_ISA_AVX2] = {ONYX__TABLE(onyx__kernels_avx2)},
 #endif
-#if defined(ONYX_HAVE_X86) && defined(ONYX_HAVE_AVX512_KERNELS)
-    [ONYX_ISA_AVX512] = &onyx__kernels_avx512,
+#if defined(ONYX_HAVE_X86) && \
+    (defined(ONYX_HAVE_AVX512_KERNELS) || defined(ONYX_HAVE_AVX512FP16_KERNELS))
+    /* float16 Ceil and Floor in half precision where the CPU has
+     * AVX512-FP16; the AVX-512 table's kernels for everything else. */
+    [ONYX_ISA_AVX512] = {
+#if defined(ONYX_HAVE_AVX512FP16_KERNELS)
+        ONYX__TABLE_IF(onyx__kernels_avx512fp16, ONYX__CPU_AVX512FP16),
+#endif
+#if defined(ONYX_HAVE_AVX512_KERNELS)
+        ONYX__TABLE(onyx__kernels_avx512),
+#endif
+    },
 #endif
 };
 
@@ -49,9 +81,14 @@ static bool onyx__kernel_find(onyx__kop op, onyx_dtype dtype, onyx_isa cap, onyx
   int level = (int)cap < (int)top ? (int)cap : (int)top;
   if (level < 0) level = ONYX_ISA_SCALAR; /* not an onyx_isa value: the safest level */
   for (; level >= 0; level--) {
-    const onyx__kernel_table *t = onyx__tables[level];
-    if (t != NULL && t->k[op][di] != NULL) {
-      *kernel = t->k[op][di];
+    for (int j = 0; j < ONYX__LEVEL_TABLES; j++) {
+      const onyx__level_table *lt = &onyx__tables[level][j];
+      if (lt->table == NULL || lt->table->k[op][di] == NULL) continue;
+      /* The level is at most onyx__cpu_isa(), so the level's own tables
+       * are usable; a feature table only where the CPU has the feature
+       * (which onyx__cpu_has hides where ONYX_ISA lowers the level). */
+      if (lt->needs_feature && !onyx__cpu_has(lt->feature)) continue;
+      *kernel = lt->table->k[op][di];
       *isa = (onyx_isa)level;
       return true;
     }

@@ -9,8 +9,11 @@
  * Names spell type, op and ISA: onyx__f32_vceil__scalar,
  * onyx__f16_vclip__avx2. Each ISA provides a table; dispatch picks, per
  * (op, type), the best kernel whose ISA is at most the cap and supported by
- * the CPU, falling back to lower levels. The scalar table is complete and is
- * the reference every other table is tested against, bit for bit.
+ * the CPU, falling back to lower levels. A level may also have a table that
+ * needs a CPU feature beyond the level (onyx__kernels_avx512fp16 at
+ * AVX-512); where the CPU has the feature, its entries take precedence over
+ * the level's own and count as that level. The scalar table is complete
+ * and is the reference every other table is tested against, bit for bit.
  */
 #ifndef ONYX_KERNELS_KERNELS_H
 #define ONYX_KERNELS_KERNELS_H

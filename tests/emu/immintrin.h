@@ -27,7 +27,13 @@
  *     than 0 does not compile;
  *   - the 16-bit mask compares, tests and masked arithmetic that SIMDe
  *     lacks or, in its test_epi16_mask, computes with undefined behaviour
- *     (a signed 1 shifted into bit 31, which UBSan rejects).
+ *     (a signed 1 shifted into bit 31, which UBSan rejects);
+ *   - the little of AVX512-FP16 that src/kernels/x86/kernels_avx512fp16.c
+ *     uses, which SIMDe lacks entirely: the type __m512h, the casts to and
+ *     from __m512i, and VRNDSCALEPH with scale 0 (see below for how).
+ *     Any other _ph intrinsic is the compiler's own, which does not compile
+ *     without -mavx512fp16, so an emulation that falls short fails to
+ *     build rather than running something else.
  * Everything else comes from SIMDe as it is. Nothing here is used by the
  * library itself; it exists only for the test unit.test_simd.emulated_avx512.
  */
@@ -383,6 +389,55 @@ static inline simde__m512d onyx_emu_mm512_roundscale_pd(simde__m512d a, int imm)
   simde_mm512_mask_mov_pd(src, k, _mm512_roundscale_pd(a, imm))
 #define _mm512_maskz_roundscale_ps(k, a, imm) simde_mm512_maskz_mov_ps(k, _mm512_roundscale_ps(a, imm))
 #define _mm512_maskz_roundscale_pd(k, a, imm) simde_mm512_maskz_mov_pd(k, _mm512_roundscale_pd(a, imm))
+
+/* ---- AVX512-FP16: __m512h and VRNDSCALEPH ------------------------------------ */
+
+/*
+ * __m512h as a struct around the 32 halves' bits rather than the integer
+ * vector type itself, so that a kernel that mixes __m512h and __m512i
+ * without a cast fails to compile here, as it does on the hardware. The
+ * casts only wrap and unwrap the bits, as the real ones compile to nothing.
+ */
+typedef struct {
+  simde__m512i bits;
+} onyx_emu_m512h;
+static inline onyx_emu_m512h onyx_emu_mm512_castsi512_ph(simde__m512i a) {
+  onyx_emu_m512h h = {a};
+  return h;
+}
+static inline simde__m512i onyx_emu_mm512_castph_si512(onyx_emu_m512h a) { return a.bits; }
+
+/*
+ * VRNDSCALEPH with scale 0, eight halves at a time on the host: VCVTPH2PS
+ * widens each exactly (a signalling NaN comes out quiet, its payload in the
+ * top bits), VROUNDPS rounds with the same immediate (bits 1..0 the
+ * direction, bit 2 MXCSR's instead, bit 3 no precision exception: the same
+ * encoding), and VCVTPS2PH narrows back exactly, because an integral value
+ * of a half is a half, +-0 and +-inf stay as they are, and a NaN keeps the
+ * payload it had with the quiet bit set. That is what VRNDSCALEPH returns:
+ * the rounded value, the sign of a zero kept, a NaN converted to a quiet
+ * one. Subnormal halves widen to normal float32 values, so MXCSR.DAZ
+ * could not flush them here either.
+ */
+static inline onyx_emu_m512h onyx_emu_mm512_roundscale_ph(onyx_emu_m512h a, int imm) {
+  __m128i h[4];
+  memcpy(h, &a.bits, sizeof h);
+  for (int i = 0; i < 4; i++) {
+    h[i] = onyx_emu_host_cvtps_ph(onyx_emu_host_round_ps(onyx_emu_host_cvtph_ps(h[i]), imm),
+                                  0 /* to nearest even: exact here */);
+  }
+  memcpy(&a.bits, h, sizeof h);
+  return a;
+}
+
+#undef __m512h
+#undef _mm512_castsi512_ph
+#undef _mm512_castph_si512
+#undef _mm512_roundscale_ph
+#define __m512h onyx_emu_m512h
+#define _mm512_castsi512_ph onyx_emu_mm512_castsi512_ph
+#define _mm512_castph_si512 onyx_emu_mm512_castph_si512
+#define _mm512_roundscale_ph(a, imm) onyx_emu_mm512_roundscale_ph(a, ONYX_EMU_SCALE0(imm))
 
 /* ---- 16-bit lanes: compares and masked arithmetic SIMDe lacks -------------- */
 

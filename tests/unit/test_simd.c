@@ -13,6 +13,11 @@
  *   - Clip with many bound pairs, through onyx__clip_params, and with
  *     hand-made params that the vector kernels must hand to the scalar one;
  *   - outputs large enough for the streaming-store path.
+ * And every entry of the tables that overlay a level where the CPU has a
+ * feature beyond it (onyx__kernels_avx512fp16), directly, wherever the CPU
+ * can run them: the level tests reach them only through dispatch, and only
+ * on such a CPU. tests/emu/test_simd_emulated.c runs that test on an
+ * emulation of the table everywhere else.
  * Expected values come from onyx__kernels_scalar, which test_kernels.c
  * checks against independent references.
  */
@@ -37,6 +42,24 @@
 #include "cpu/cpu.h"
 #include "kernels/kernels.h"
 #include "onyx.h"
+
+/*
+ * The AVX512-FP16 table, which only dispatch.c names otherwise. CMake
+ * defines ONYX_HAVE_AVX512FP16_KERNELS for this test when the build has it.
+ */
+#if defined(ONYX_HAVE_X86) && defined(ONYX_HAVE_AVX512FP16_KERNELS)
+extern const onyx__kernel_table onyx__kernels_avx512fp16;
+#define HAVE_FP16_TABLE 1
+#else
+#define HAVE_FP16_TABLE 0
+#endif
+
+/* 1 in tests/emu/test_simd_emulated.c, whose onyx__kernels_avx512fp16 is
+ * an emulation that runs on any CPU with AVX2: the table is checked there
+ * whatever the CPU has. */
+#ifndef ONYX_TEST_FP16_EMULATED
+#define ONYX_TEST_FP16_EMULATED 0
+#endif
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 #define GUARD 64
@@ -410,6 +433,17 @@ static void test_dispatch_levels(void **state) {
           fail_msg("%s %s at cap %s: kernel of level %s", op_name(op), dt_name(dt),
                    onyx_isa_name(levels[li]), onyx_isa_name(got));
         }
+#if HAVE_FP16_TABLE
+        /* Where the CPU has AVX512-FP16, the AVX512-FP16 table's entries
+         * are the AVX-512 level's kernels (and reported as that level,
+         * checked above). */
+        onyx__ukernel fp16 = onyx__kernels_avx512fp16.k[op][di];
+        if (levels[li] == ONYX_ISA_AVX512 && fp16 != NULL &&
+            onyx__cpu_has(ONYX__CPU_AVX512FP16) && k != fp16) {
+          fail_msg("%s %s at cap avx512 on an AVX512-FP16 CPU: not the AVX512-FP16 kernel",
+                   op_name(op), dt_name(dt));
+        }
+#endif
       }
     }
   }
@@ -630,11 +664,126 @@ static void test_large(void **state) {
   free(got);
 }
 
+#if HAVE_FP16_TABLE
+/*
+ * One kernel k of a feature table against the scalar kernel s, as the level
+ * tests check a level's: every value of the pool (all 65,536 patterns of a
+ * half), every length from 1 to five vectors and one, and with the
+ * streaming hint 128 bytes further, out of place, misaligned and in place
+ * (check_run), with and without the hint; then a large output with it.
+ * Lengths draw their inputs from the whole pool.
+ */
+static void check_table_kernel(onyx__ukernel k, onyx__ukernel s, onyx__kop op, onyx_dtype dt,
+                               const char *label) {
+  const size_t es = onyx_dtype_size(dt);
+  uint64_t *pool = malloc(65536 * sizeof *pool);
+  unsigned char *in = malloc(65536 * 8), *want = malloc(65536 * 8);
+  assert_true(pool && in && want);
+  fenced f = fenced_alloc(65536 * 8 + 2 * GUARD + 64);
+  guarded g = guarded_alloc(65536 * 8 + 64);
+  char what[160];
+  onyx__kparams p;
+  memset(&p, 0, sizeof p);
+  p.stream = true;
+
+  const size_t np = value_pool(dt, pool, 65536);
+  for (size_t i = 0; i < np; i++) put_bits(es, pool[i], in + i * es);
+  for (int stream = 0; stream < 2; stream++) {
+    snprintf(what, sizeof what, "%s %s %s values%s", label, op_name(op), dt_name(dt),
+             stream ? " streaming" : "");
+    check_run(k, s, es, np, in, stream ? &p : NULL, VECTOR_BYTES, &f, &g, want, what);
+  }
+
+  const size_t w = VECTOR_BYTES / es, maxn = 5 * w + 1, maxn_stream = maxn + 128 / es;
+  for (size_t i = 0; i < maxn_stream; i++) put_bits(es, pool[rng() % np], in + i * es);
+  for (int stream = 0; stream < 2; stream++) {
+    snprintf(what, sizeof what, "%s %s %s lengths%s", label, op_name(op), dt_name(dt),
+             stream ? " streaming" : "");
+    for (size_t n = 1; n <= (stream ? maxn_stream : maxn); n++) {
+      check_run(k, s, es, n, in, stream ? &p : NULL, VECTOR_BYTES, &f, &g, want, what);
+    }
+  }
+  fenced_free(&f);
+  free(g.mem);
+  free(in);
+  free(want);
+
+  /* As test_large: the output one element off a 64-byte boundary, an odd
+   * length, guards on both sides. */
+  const size_t bytes = ((size_t)16 << 20) + 4096, n = bytes / es - 3;
+  unsigned char *big = aligned_alloc(64, bytes + 64), *bwant = aligned_alloc(64, bytes + 64);
+  unsigned char *got = aligned_alloc(64, bytes + 128);
+  assert_true(big && bwant && got);
+  for (size_t i = 0; i < n; i++) put_bits(es, pool[rng() % np], big + i * es);
+  s(n, big, bwant, &p);
+  memset(got, GUARD_BYTE, bytes + 128);
+  k(n, big, got + es, &p);
+  snprintf(what, sizeof what, "%s %s %s large", label, op_name(op), dt_name(dt));
+  check_equal(es, n, big, got + es, bwant, what);
+  for (size_t i = 0; i < es; i++) assert_int_equal(got[i], GUARD_BYTE);
+  for (size_t i = es + n * es; i < bytes + 128; i++) assert_int_equal(got[i], GUARD_BYTE);
+  free(big);
+  free(bwant);
+  free(got);
+  free(pool);
+}
+#endif
+
+/*
+ * Every entry of onyx__kernels_avx512fp16, which overlays the AVX-512
+ * level's table where the CPU has AVX512-FP16, checked directly. Natively
+ * it runs only on such a CPU; elsewhere it is skipped, and says why. In
+ * the emulated program (ONYX_TEST_FP16_EMULATED) the table is an emulation
+ * and runs on any CPU that runs the program.
+ */
+static void test_fp16_table(void **state) {
+  (void)state;
+#if !HAVE_FP16_TABLE
+  printf("[  SKIP    ] test_fp16_table: this build has no AVX512-FP16 kernels "
+         "(src/kernels/x86/kernels_avx512fp16.c missing, or the compiler cannot build it)\n");
+  fflush(stdout);
+  skip();
+#else
+  const bool native = onyx__cpu_has(ONYX__CPU_AVX512FP16);
+  if (!ONYX_TEST_FP16_EMULATED && !native) {
+    printf("[  SKIP    ] test_fp16_table: onyx__kernels_avx512fp16 NOT checked: this CPU lacks "
+           "AVX512-FP16 (or ONYX_ISA is below avx512); unit.test_simd.emulated_avx512 checks "
+           "an emulation of it\n");
+    fflush(stdout);
+    skip();
+  }
+  const char *label = ONYX_TEST_FP16_EMULATED ? "avx512fp16 (emulated)" : "avx512fp16";
+  size_t entries = 0;
+  for (int op = 0; op < ONYX__KOP_COUNT; op++) {
+    for (int di = 0; di < ONYX__DTYPE_COUNT; di++) {
+      onyx__ukernel k = onyx__kernels_avx512fp16.k[op][di];
+      if (k == NULL) continue;
+      onyx_dtype dt = onyx__dtype_at(di);
+      onyx__ukernel s = scalar_kernel((onyx__kop)op, dt);
+      if (s == NULL) fail_msg("%s %s has an AVX512-FP16 kernel but no scalar one", op_name(op),
+                              dt_name(dt));
+      if (native && !ONYX_TEST_FP16_EMULATED &&
+          (onyx__kernel_get((onyx__kop)op, dt, ONYX_ISA_BEST) != k ||
+           onyx__kernel_isa((onyx__kop)op, dt, ONYX_ISA_BEST) != ONYX_ISA_AVX512)) {
+        fail_msg("%s %s: dispatch does not pick the AVX512-FP16 kernel at level avx512",
+                 op_name(op), dt_name(dt));
+      }
+      check_table_kernel(k, s, (onyx__kop)op, dt, label);
+      entries++;
+    }
+  }
+  if (entries == 0) fail_msg("onyx__kernels_avx512fp16 has no entries");
+  printf("[          ] test_fp16_table: %zu entries of onyx__kernels_avx512fp16%s checked\n",
+         entries, ONYX_TEST_FP16_EMULATED ? " (EMULATED)" : " (native)");
+  fflush(stdout);
+#endif
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_dispatch_levels), cmocka_unit_test(test_values),
       cmocka_unit_test(test_lengths),         cmocka_unit_test(test_handmade_params),
-      cmocka_unit_test(test_large),
+      cmocka_unit_test(test_large),           cmocka_unit_test(test_fp16_table),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

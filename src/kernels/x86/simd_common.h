@@ -1,16 +1,17 @@
 /*
  * The body shared by the x86 kernel files (kernels_sse41.c, kernels_avx2.c,
- * kernels_avx512.c), in two parts. Each file includes this header first,
- * defines with its own intrinsics a small vocabulary per element class,
- * and includes simd_generate.h last, which generates every kernel and the
- * ISA's table from one list of types: the loops, tails and streaming
+ * kernels_avx512.c, kernels_avx512fp16.c), in two parts. Each file includes
+ * this header first, defines with its own intrinsics a small vocabulary per
+ * element class, and includes simd_generate.h last, which generates every
+ * kernel and the ISA's table from one list of types: the loops, tails and streaming
  * stores are written once and only the per-vector arithmetic differs
  * between ISAs.
  *
  * What the including file defines (C is a storage class, K a computing
  * class; see the type list below):
  *
- *   ONYX__SIMD_ISA            the ISA's name token: sse41, avx2, avx512
+ *   ONYX__SIMD_ISA            the ISA's name token: sse41, avx2, avx512,
+ *                             avx512fp16
  *   ONYX__SIMD_MASKED         1 if tails use masked loads and stores
  *   onyx__v_K                 the vector type a class computes in
  *   ONYX__N_C                 elements per vector of storage class C
@@ -27,9 +28,13 @@
  *                             must leave the call to the scalar kernel
  *   onyx__ceil_K, onyx__floor_K (float classes), onyx__sign_K, onyx__clip_K
  *                             v -> op(v), each taking (v, const onyx__cx_K *)
- *   ONYX__SIMD_CLIP_TYPES(X)  (optional) the types to generate Clip for,
- *                             when not all: the others keep a NULL entry,
- *                             so that dispatch uses the level below
+ *   ONYX__SIMD_ROUNDING_TYPES(X), ONYX__SIMD_SIGN_TYPES(X),
+ *   ONYX__SIMD_CLIP_TYPES(X)  (optional) the types, in the form of the
+ *                             lists below, to generate Ceil and Floor,
+ *                             Sign, and Clip for, when not all: the others
+ *                             keep a NULL entry, so that dispatch uses the
+ *                             level below (or the table a feature table
+ *                             overlays; see dispatch.c)
  *
  * Semantics are those of src/kernels/scalar.c, bit for bit, NaN payloads
  * included; tests/unit/test_simd.c checks every kernel against it.

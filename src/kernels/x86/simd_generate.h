@@ -98,6 +98,21 @@
     ONYX__SIMD_TAIL(NAME, C, K, OP, KOP)                                                    \
   }
 
+/*
+ * The types each op is generated for. A file may define any of these lists
+ * before including this header to generate fewer kernels (or to describe
+ * its own classes for a type); the types a list leaves out keep a NULL
+ * entry, so that dispatch uses the level below (or, for a table that
+ * overlays a level, the level's own table: see dispatch.c). Left
+ * undefined, they are every type that has the op, which is what the
+ * SSE4.1, AVX2 and AVX-512 files generate.
+ */
+#ifndef ONYX__SIMD_ROUNDING_TYPES
+#define ONYX__SIMD_ROUNDING_TYPES ONYX__SIMD_FLOAT_TYPES
+#endif
+#ifndef ONYX__SIMD_SIGN_TYPES
+#define ONYX__SIMD_SIGN_TYPES ONYX__SIMD_ALL_TYPES
+#endif
 #ifndef ONYX__SIMD_CLIP_TYPES
 #define ONYX__SIMD_CLIP_TYPES ONYX__SIMD_ALL_TYPES
 #endif
@@ -108,8 +123,8 @@
 #define ONYX__SIMD_SIGN_KERNEL(NAME, tn, T, RC, RK, C, K) ONYX__SIMD_KERNEL(NAME, tn, T, C, K, sign, SIGN)
 #define ONYX__SIMD_CLIP_KERNEL(NAME, tn, T, RC, RK, C, K) ONYX__SIMD_KERNEL(NAME, tn, T, C, K, clip, CLIP)
 
-ONYX__SIMD_FLOAT_TYPES(ONYX__SIMD_ROUNDING_KERNELS)
-ONYX__SIMD_ALL_TYPES(ONYX__SIMD_SIGN_KERNEL)
+ONYX__SIMD_ROUNDING_TYPES(ONYX__SIMD_ROUNDING_KERNELS)
+ONYX__SIMD_SIGN_TYPES(ONYX__SIMD_SIGN_KERNEL)
 ONYX__SIMD_CLIP_TYPES(ONYX__SIMD_CLIP_KERNEL)
 
 #define ONYX__SIMD_ROUNDING_ENTRIES(NAME, tn, T, RC, RK, C, K)    \
@@ -121,8 +136,8 @@ ONYX__SIMD_CLIP_TYPES(ONYX__SIMD_CLIP_KERNEL)
   .k[ONYX__KOP_CLIP][ONYX__DI_##NAME] = ONYX__SIMD_NAME(tn, clip),
 
 /* The table dispatch.c declares; it has an entry wherever the scalar table
- * has one, except Clip on the types ONYX__SIMD_CLIP_TYPES leaves out. */
+ * has one, except on the types the ONYX__SIMD_*_TYPES lists leave out. */
 extern const onyx__kernel_table ONYX__SIMD_TABLE;
-const onyx__kernel_table ONYX__SIMD_TABLE = {ONYX__SIMD_FLOAT_TYPES(ONYX__SIMD_ROUNDING_ENTRIES)
-                                                 ONYX__SIMD_ALL_TYPES(ONYX__SIMD_SIGN_ENTRY)
+const onyx__kernel_table ONYX__SIMD_TABLE = {ONYX__SIMD_ROUNDING_TYPES(ONYX__SIMD_ROUNDING_ENTRIES)
+                                                 ONYX__SIMD_SIGN_TYPES(ONYX__SIMD_SIGN_ENTRY)
                                                      ONYX__SIMD_CLIP_TYPES(ONYX__SIMD_CLIP_ENTRY)};
