@@ -24,8 +24,12 @@ if(NOT rc EQUAL 0)
 endif()
 string(REPLACE "\n" ";" lines "${out}")
 set(exported "")
+# Only global symbols (an upper-case type letter) are exported. Local ones
+# can sit in the dynamic table too: a sanitizer-coverage build (clang's
+# -fsanitize=fuzzer-no-link) leaves the linker's section bounds there,
+# __start___sancov_cntrs and the like, as 'd', and nothing can bind to them.
 foreach(line IN LISTS lines)
-  if(line MATCHES "^[0-9a-fA-F]* *([A-Za-z]) (.+)$")
+  if(line MATCHES "^[0-9a-fA-F]* *([A-Z]) (.+)$")
     list(APPEND exported "${CMAKE_MATCH_2}")
   endif()
 endforeach()
