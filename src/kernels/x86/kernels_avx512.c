@@ -221,40 +221,35 @@ static inline onyx__v_b32 onyx__floor_b32(onyx__v_b32 v, const onyx__cx_b32 *c) 
 /* ---- Integers -------------------------------------------------------------- */
 
 /* Every integer class computes in a __m512i of its own lane width BITS,
- * with masks of N = 512 / BITS lanes. */
-#define ONYX__INT_CLASS(c, T, N, BITS)                                                          \
+ * with masks of 512 / BITS lanes (ONYX__MASK_<BITS>). */
+#define ONYX__MASK_8 onyx__m64
+#define ONYX__MASK_16 onyx__m32
+#define ONYX__MASK_32 onyx__m16
+#define ONYX__MASK_64 onyx__m8
+#define ONYX__INT_CLASS(c, T, BITS, LT, KIND, MIN, MAX)                                         \
   typedef __m512i onyx__v_##c;                                                                  \
-  enum { ONYX__N_##c = N };                                                                     \
+  enum { ONYX__N_##c = 512 / BITS };                                                            \
   static inline __m512i onyx__ld_##c(const T *p) { return _mm512_loadu_si512(p); }              \
   static inline void onyx__st_##c(T *p, __m512i v) { _mm512_storeu_si512(p, v); }               \
   static inline void onyx__stnt_##c(T *p, __m512i v) { _mm512_stream_si512((void *)p, v); }     \
   static inline __m512i onyx__ldm_##c(const T *p, size_t r) {                                   \
-    return _mm512_maskz_loadu_epi##BITS(onyx__m##N(r), p);                                      \
+    return _mm512_maskz_loadu_epi##BITS(ONYX__MASK_##BITS(r), p);                               \
   }                                                                                             \
   static inline void onyx__stm_##c(T *p, size_t r, __m512i v) {                                 \
-    _mm512_mask_storeu_epi##BITS(p, onyx__m##N(r), v);                                          \
+    _mm512_mask_storeu_epi##BITS(p, ONYX__MASK_##BITS(r), v);                                   \
   }                                                                                             \
   typedef struct {                                                                              \
     __m512i lo, hi;                                                                             \
   } onyx__cx_##c;
-ONYX__INT_CLASS(s8, int8_t, 64, 8)
-ONYX__INT_CLASS(s16, int16_t, 32, 16)
-ONYX__INT_CLASS(s32, int32_t, 16, 32)
-ONYX__INT_CLASS(s64, int64_t, 8, 64)
-ONYX__INT_CLASS(u8, uint8_t, 64, 8)
-ONYX__INT_CLASS(u16, uint16_t, 32, 16)
-ONYX__INT_CLASS(u32, uint32_t, 16, 32)
-ONYX__INT_CLASS(u64, uint64_t, 8, 64)
+ONYX__SIMD_INT_CLASSES(ONYX__INT_CLASS)
 
 /* Bounds in the lane type. */
-ONYX__SINT_SET(s8, _mm512_set1_epi8, char, INT8_MIN, INT8_MAX)
-ONYX__SINT_SET(s16, _mm512_set1_epi16, short, INT16_MIN, INT16_MAX)
-ONYX__SINT_SET(s32, _mm512_set1_epi32, int, INT32_MIN, INT32_MAX)
-ONYX__SINT_SET(s64, _mm512_set1_epi64, long long, INT64_MIN, INT64_MAX)
-ONYX__UINT_SET(u8, _mm512_set1_epi8, char, UINT8_MAX, 0u)
-ONYX__UINT_SET(u16, _mm512_set1_epi16, short, UINT16_MAX, 0u)
-ONYX__UINT_SET(u32, _mm512_set1_epi32, int, UINT32_MAX, 0u)
-ONYX__UINT_SET(u64, _mm512_set1_epi64, long long, UINT64_MAX, 0u)
+#define ONYX__SET1_8 _mm512_set1_epi8
+#define ONYX__SET1_16 _mm512_set1_epi16
+#define ONYX__SET1_32 _mm512_set1_epi32
+#define ONYX__SET1_64 _mm512_set1_epi64
+#define ONYX__U64_FLIP 0u
+ONYX__SIMD_INT_CLASSES(ONYX__INT_SET)
 
 /* Sign: max(min(x, 1), -1) for signed lanes, min(x, 1) for unsigned ones.
  * Clip: max then min. AVX-512 has both for every lane width. */

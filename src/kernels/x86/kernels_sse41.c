@@ -224,33 +224,24 @@ static inline onyx__v_b32 onyx__floor_b32(onyx__v_b32 v, const onyx__cx_b32 *c) 
 
 /* ---- Integers -------------------------------------------------------------- */
 
-#define ONYX__INT_CLASS(c, T, N)                                                            \
+#define ONYX__INT_CLASS(c, T, BITS, LT, KIND, MIN, MAX)                                     \
   typedef __m128i onyx__v_##c;                                                              \
-  enum { ONYX__N_##c = N };                                                                 \
+  enum { ONYX__N_##c = 128 / BITS };                                                        \
   static inline __m128i onyx__ld_##c(const T *p) { return _mm_loadu_si128((const __m128i *)p); } \
   static inline void onyx__st_##c(T *p, __m128i v) { _mm_storeu_si128((__m128i *)p, v); }  \
   static inline void onyx__stnt_##c(T *p, __m128i v) { _mm_stream_si128((__m128i *)p, v); } \
   typedef struct {                                                                          \
     __m128i lo, hi;                                                                         \
   } onyx__cx_##c;
-ONYX__INT_CLASS(s8, int8_t, 16)
-ONYX__INT_CLASS(s16, int16_t, 8)
-ONYX__INT_CLASS(s32, int32_t, 4)
-ONYX__INT_CLASS(s64, int64_t, 2)
-ONYX__INT_CLASS(u8, uint8_t, 16)
-ONYX__INT_CLASS(u16, uint16_t, 8)
-ONYX__INT_CLASS(u32, uint32_t, 4)
-ONYX__INT_CLASS(u64, uint64_t, 2)
+ONYX__SIMD_INT_CLASSES(ONYX__INT_CLASS)
 
 /* Bounds in the lane type (set for Sign too, which ignores them). */
-ONYX__SINT_SET(s8, _mm_set1_epi8, char, INT8_MIN, INT8_MAX)
-ONYX__SINT_SET(s16, _mm_set1_epi16, short, INT16_MIN, INT16_MAX)
-ONYX__SINT_SET(s32, _mm_set1_epi32, int, INT32_MIN, INT32_MAX)
-ONYX__SINT_SET(s64, _mm_set1_epi64x, long long, INT64_MIN, INT64_MAX)
-ONYX__UINT_SET(u8, _mm_set1_epi8, char, UINT8_MAX, 0u)
-ONYX__UINT_SET(u16, _mm_set1_epi16, short, UINT16_MAX, 0u)
-ONYX__UINT_SET(u32, _mm_set1_epi32, int, UINT32_MAX, 0u)
-ONYX__UINT_SET(u64, _mm_set1_epi64x, long long, UINT64_MAX, 0u)
+#define ONYX__SET1_8 _mm_set1_epi8
+#define ONYX__SET1_16 _mm_set1_epi16
+#define ONYX__SET1_32 _mm_set1_epi32
+#define ONYX__SET1_64 _mm_set1_epi64x
+#define ONYX__U64_FLIP 0u
+ONYX__SIMD_INT_CLASSES(ONYX__INT_SET)
 
 /* Sign: PSIGN gives -1, 0 or 1 times its first operand; unsigned: min(x, 1).
  * Clip: max then min (PMAXSB, PMAXUW, PMAXSD, PMAXUD are SSE4.1). */

@@ -213,11 +213,28 @@ static inline bool onyx__simd_half_clip_set(bool bf16, const onyx__kparams *p,
   }
 
 /*
+ * The integer classes, one line each, which every ISA file instantiates
+ * with its own vectors:
+ *   X(class, lane type, lane bits, broadcast argument type, SINT or UINT,
+ *     minimum, maximum)
+ */
+#define ONYX__SIMD_INT_CLASSES(X)                                \
+  X(s8, int8_t, 8, char, SINT, INT8_MIN, INT8_MAX)               \
+  X(s16, int16_t, 16, short, SINT, INT16_MIN, INT16_MAX)         \
+  X(s32, int32_t, 32, int, SINT, INT32_MIN, INT32_MAX)           \
+  X(s64, int64_t, 64, long long, SINT, INT64_MIN, INT64_MAX)     \
+  X(u8, uint8_t, 8, char, UINT, 0u, UINT8_MAX)                   \
+  X(u16, uint16_t, 16, short, UINT, 0u, UINT16_MAX)              \
+  X(u32, uint32_t, 32, int, UINT, 0u, UINT32_MAX)                \
+  X(u64, uint64_t, 64, long long, UINT, 0u, UINT64_MAX)
+
+/*
  * The Clip bound setters of the integer classes, the same for every ISA but
- * for the broadcast (SET1) and the lane type (LT). Bounds are kept in the
- * lane type; the unsigned 64-bit ones of ISAs without unsigned 64-bit
- * compares are stored with the sign bit flipped (FLIP), the domain in which
- * signed compares order them.
+ * for the broadcasts, which the ISA file names ONYX__SET1_8 .. ONYX__SET1_64,
+ * and ONYX__U64_FLIP. Bounds are kept in the lane type (LT); the unsigned
+ * 64-bit ones of ISAs without unsigned 64-bit compares are stored with the
+ * sign bit flipped (ONYX__U64_FLIP), the domain in which signed compares
+ * order them. Instantiated by ONYX__SIMD_INT_CLASSES(ONYX__INT_SET).
  */
 #define ONYX__SINT_SET(c, SET1, LT, MIN, MAX)                                    \
   static inline bool onyx__cx_set_##c(onyx__cx_##c *cx, const onyx__kparams *p) { \
@@ -233,5 +250,9 @@ static inline bool onyx__simd_half_clip_set(bool bf16, const onyx__kparams *p,
     cx->hi = SET1((LT)((ok && p ? p->u64.hi : 0) ^ (FLIP)));                     \
     return ok;                                                                   \
   }
+#define ONYX__INT_SET(c, T, BITS, LT, KIND, MIN, MAX) ONYX__INT_SET_##KIND(c, BITS, LT, MIN, MAX)
+#define ONYX__INT_SET_SINT(c, BITS, LT, MIN, MAX) ONYX__SINT_SET(c, ONYX__SET1_##BITS, LT, MIN, MAX)
+#define ONYX__INT_SET_UINT(c, BITS, LT, MIN, MAX) \
+  ONYX__UINT_SET(c, ONYX__SET1_##BITS, LT, MAX, (BITS) == 64 ? ONYX__U64_FLIP : 0u)
 
 #endif
