@@ -204,36 +204,12 @@ ONYX__SIMD_INT_CLASSES(ONYX__INT_CLASS)
 #define ONYX__U64_FLIP UINT64_C(0x8000000000000000)
 ONYX__SIMD_INT_CLASSES(ONYX__INT_SET)
 
-/* Sign: VPSIGN gives -1, 0 or 1 times its first operand; for 64-bit lanes
- * (x < 0) - (x > 0) in compare masks; unsigned: min(x, 1). Clip: max then
- * min, as compare and blend for 64-bit lanes, which have no max in AVX2. */
-#define ONYX__SIGN_PSIGN(c, BITS)                                               \
-  static inline __m256i onyx__sign_##c(__m256i v, const onyx__cx_##c *cx) {     \
-    (void)cx;                                                                   \
-    return _mm256_sign_epi##BITS(_mm256_set1_epi##BITS(1), v);                  \
-  }
-#define ONYX__SIGN_UMIN(c, BITS)                                                \
-  static inline __m256i onyx__sign_##c(__m256i v, const onyx__cx_##c *cx) {     \
-    (void)cx;                                                                   \
-    return _mm256_min_epu##BITS(v, _mm256_set1_epi##BITS(1));                   \
-  }
-#define ONYX__CLIP_MAXMIN(c, SU, BITS)                                          \
-  static inline __m256i onyx__clip_##c(__m256i v, const onyx__cx_##c *cx) {     \
-    return _mm256_min_##SU##BITS(_mm256_max_##SU##BITS(v, cx->lo), cx->hi);     \
-  }
-ONYX__SIGN_PSIGN(s8, 8)
-ONYX__SIGN_PSIGN(s16, 16)
-ONYX__SIGN_PSIGN(s32, 32)
-ONYX__SIGN_UMIN(u8, 8)
-ONYX__SIGN_UMIN(u16, 16)
-ONYX__SIGN_UMIN(u32, 32)
-ONYX__CLIP_MAXMIN(s8, epi, 8)
-ONYX__CLIP_MAXMIN(s16, epi, 16)
-ONYX__CLIP_MAXMIN(s32, epi, 32)
-ONYX__CLIP_MAXMIN(u8, epu, 8)
-ONYX__CLIP_MAXMIN(u16, epu, 16)
-ONYX__CLIP_MAXMIN(u32, epu, 32)
+/* Sign and Clip of the 8- to 32-bit classes (simd_common.h); the 64-bit
+ * ones below. */
+ONYX__SIMD_NARROW_INT_OPS(__m256i, _mm256)
 
+/* 64-bit lanes: Sign is (x < 0) - (x > 0) in compare masks, or (x != 0);
+ * Clip is compare and blend, as AVX2 has no 64-bit max or min. */
 static inline __m256i onyx__sign_s64(__m256i v, const onyx__cx_s64 *cx) {
   (void)cx;
   const __m256i z = _mm256_setzero_si256();
@@ -256,30 +232,6 @@ static inline __m256i onyx__clip_u64(__m256i v, const onyx__cx_u64 *cx) {
 
 /* ---- float16 and bfloat16 Sign and Clip, on the bits (simd_common.h) ---- */
 
-/* Sign by bits; Clip by the three cases of simd_common.h, blended in the
- * order below, above, NaN, so that above wins over below and a NaN x is
- * returned as it is. */
-#define ONYX__HALF_INT_CLASS(k, BF16, INF, ONE)                                              \
-  typedef __m256i onyx__v_##k;                                                              \
-  ONYX__HALF_SET(k, __m256i, _mm256_set1_epi16, BF16)                                         \
-  static inline __m256i onyx__sign_##k(__m256i v, const onyx__cx_##k *c) {                      \
-    (void)c;                                                                                \
-    const __m256i a = _mm256_and_si256(v, _mm256_set1_epi16(0x7fff));                             \
-    const __m256i nan = _mm256_cmpgt_epi16(a, _mm256_set1_epi16(INF));                            \
-    const __m256i zero = _mm256_cmpeq_epi16(a, _mm256_setzero_si256());                            \
-    const __m256i one =                                                                     \
-        _mm256_or_si256(_mm256_and_si256(v, _mm256_set1_epi16((short)0x8000)), _mm256_set1_epi16(ONE)); \
-    return _mm256_blendv_epi8(_mm256_andnot_si256(zero, one), v, nan);                          \
-  }                                                                                         \
-  static inline __m256i onyx__clip_##k(__m256i v, const onyx__cx_##k *c) {                      \
-    const __m256i a = _mm256_and_si256(v, _mm256_set1_epi16(0x7fff));                             \
-    const __m256i key = _mm256_sign_epi16(a, v);                                              \
-    const __m256i nan = _mm256_cmpgt_epi16(a, _mm256_set1_epi16(INF));                            \
-    __m256i y = _mm256_blendv_epi8(v, c->lo, _mm256_cmpgt_epi16(c->below, key));                 \
-    y = _mm256_blendv_epi8(y, c->hi, _mm256_cmpgt_epi16(key, c->above));                        \
-    return _mm256_blendv_epi8(y, v, nan);                                                    \
-  }
-ONYX__HALF_INT_CLASS(hi16, false, 0x7c00, 0x3c00)
-ONYX__HALF_INT_CLASS(bi16, true, 0x7f80, 0x3f80)
+ONYX__SIMD_HALF_BITS_CLASSES(__m256i, _mm256, si256)
 
 #include "simd_generate.h"

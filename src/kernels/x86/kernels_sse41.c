@@ -243,34 +243,9 @@ ONYX__SIMD_INT_CLASSES(ONYX__INT_CLASS)
 #define ONYX__U64_FLIP 0u
 ONYX__SIMD_INT_CLASSES(ONYX__INT_SET)
 
-/* Sign: PSIGN gives -1, 0 or 1 times its first operand; unsigned: min(x, 1).
- * Clip: max then min (PMAXSB, PMAXUW, PMAXSD, PMAXUD are SSE4.1). */
-#define ONYX__SIGN_PSIGN(c, BITS)                                           \
-  static inline __m128i onyx__sign_##c(__m128i v, const onyx__cx_##c *cx) { \
-    (void)cx;                                                               \
-    return _mm_sign_epi##BITS(_mm_set1_epi##BITS(1), v);                    \
-  }
-#define ONYX__SIGN_UMIN(c, BITS)                                            \
-  static inline __m128i onyx__sign_##c(__m128i v, const onyx__cx_##c *cx) { \
-    (void)cx;                                                               \
-    return _mm_min_epu##BITS(v, _mm_set1_epi##BITS(1));                     \
-  }
-#define ONYX__CLIP_MAXMIN(c, SU, BITS)                                      \
-  static inline __m128i onyx__clip_##c(__m128i v, const onyx__cx_##c *cx) { \
-    return _mm_min_##SU##BITS(_mm_max_##SU##BITS(v, cx->lo), cx->hi);       \
-  }
-ONYX__SIGN_PSIGN(s8, 8)
-ONYX__SIGN_PSIGN(s16, 16)
-ONYX__SIGN_PSIGN(s32, 32)
-ONYX__SIGN_UMIN(u8, 8)
-ONYX__SIGN_UMIN(u16, 16)
-ONYX__SIGN_UMIN(u32, 32)
-ONYX__CLIP_MAXMIN(s8, epi, 8)
-ONYX__CLIP_MAXMIN(s16, epi, 16)
-ONYX__CLIP_MAXMIN(s32, epi, 32)
-ONYX__CLIP_MAXMIN(u8, epu, 8)
-ONYX__CLIP_MAXMIN(u16, epu, 16)
-ONYX__CLIP_MAXMIN(u32, epu, 32)
+/* Sign and Clip of the 8- to 32-bit classes (simd_common.h); the 64-bit
+ * ones below. */
+ONYX__SIMD_NARROW_INT_OPS(__m128i, _mm)
 
 /* (x >> 63) | (x != 0): the high half's sign copied down, or 1. */
 static inline __m128i onyx__sign_s64(__m128i v, const onyx__cx_s64 *cx) {
@@ -286,30 +261,6 @@ static inline __m128i onyx__sign_u64(__m128i v, const onyx__cx_u64 *cx) {
 
 /* ---- float16 and bfloat16 Sign and Clip, on the bits (simd_common.h) ---- */
 
-/* Sign by bits; Clip by the three cases of simd_common.h, blended in the
- * order below, above, NaN, so that above wins over below and a NaN x is
- * returned as it is. */
-#define ONYX__HALF_INT_CLASS(k, BF16, INF, ONE)                                              \
-  typedef __m128i onyx__v_##k;                                                              \
-  ONYX__HALF_SET(k, __m128i, _mm_set1_epi16, BF16)                                         \
-  static inline __m128i onyx__sign_##k(__m128i v, const onyx__cx_##k *c) {                      \
-    (void)c;                                                                                \
-    const __m128i a = _mm_and_si128(v, _mm_set1_epi16(0x7fff));                             \
-    const __m128i nan = _mm_cmpgt_epi16(a, _mm_set1_epi16(INF));                            \
-    const __m128i zero = _mm_cmpeq_epi16(a, _mm_setzero_si128());                            \
-    const __m128i one =                                                                     \
-        _mm_or_si128(_mm_and_si128(v, _mm_set1_epi16((short)0x8000)), _mm_set1_epi16(ONE)); \
-    return _mm_blendv_epi8(_mm_andnot_si128(zero, one), v, nan);                          \
-  }                                                                                         \
-  static inline __m128i onyx__clip_##k(__m128i v, const onyx__cx_##k *c) {                      \
-    const __m128i a = _mm_and_si128(v, _mm_set1_epi16(0x7fff));                             \
-    const __m128i key = _mm_sign_epi16(a, v);                                              \
-    const __m128i nan = _mm_cmpgt_epi16(a, _mm_set1_epi16(INF));                            \
-    __m128i y = _mm_blendv_epi8(v, c->lo, _mm_cmpgt_epi16(c->below, key));                 \
-    y = _mm_blendv_epi8(y, c->hi, _mm_cmpgt_epi16(key, c->above));                        \
-    return _mm_blendv_epi8(y, v, nan);                                                    \
-  }
-ONYX__HALF_INT_CLASS(hi16, false, 0x7c00, 0x3c00)
-ONYX__HALF_INT_CLASS(bi16, true, 0x7f80, 0x3f80)
+ONYX__SIMD_HALF_BITS_CLASSES(__m128i, _mm, si128)
 
 #include "simd_generate.h"

@@ -255,4 +255,70 @@ static inline bool onyx__simd_half_clip_set(bool bf16, const onyx__kparams *p,
 #define ONYX__INT_SET_UINT(c, BITS, LT, MIN, MAX) \
   ONYX__UINT_SET(c, ONYX__SET1_##BITS, LT, MAX, (BITS) == 64 ? ONYX__U64_FLIP : 0u)
 
+/*
+ * Per-vector operations that SSE4.1 and AVX2 spell alike but for the vector
+ * type V, the intrinsic prefix P (_mm, _mm256) and the whole-register
+ * suffix SI (si128, si256), generated here once for both files; each calls
+ * them with its own names, so the intrinsics still appear only in files
+ * compiled for their ISA. AVX-512 computes with masks and has its own.
+ */
+
+/* Sign and Clip of the 8- to 32-bit integer classes. Sign: PSIGN gives -1,
+ * 0 or 1 times its first operand; unsigned: min(x, 1). Clip: max then min.
+ * (The 64-bit classes differ between the two ISAs.) */
+#define ONYX__SIGN_PSIGN(V, P, c, BITS)                              \
+  static inline V onyx__sign_##c(V v, const onyx__cx_##c *cx) {     \
+    (void)cx;                                                        \
+    return P##_sign_epi##BITS(P##_set1_epi##BITS(1), v);             \
+  }
+#define ONYX__SIGN_UMIN(V, P, c, BITS)                               \
+  static inline V onyx__sign_##c(V v, const onyx__cx_##c *cx) {     \
+    (void)cx;                                                        \
+    return P##_min_epu##BITS(v, P##_set1_epi##BITS(1));              \
+  }
+#define ONYX__CLIP_MAXMIN(V, P, c, SU, BITS)                         \
+  static inline V onyx__clip_##c(V v, const onyx__cx_##c *cx) {     \
+    return P##_min_##SU##BITS(P##_max_##SU##BITS(v, cx->lo), cx->hi); \
+  }
+#define ONYX__SIMD_NARROW_INT_OPS(V, P)   \
+  ONYX__SIGN_PSIGN(V, P, s8, 8)           \
+  ONYX__SIGN_PSIGN(V, P, s16, 16)         \
+  ONYX__SIGN_PSIGN(V, P, s32, 32)         \
+  ONYX__SIGN_UMIN(V, P, u8, 8)            \
+  ONYX__SIGN_UMIN(V, P, u16, 16)          \
+  ONYX__SIGN_UMIN(V, P, u32, 32)          \
+  ONYX__CLIP_MAXMIN(V, P, s8, epi, 8)     \
+  ONYX__CLIP_MAXMIN(V, P, s16, epi, 16)   \
+  ONYX__CLIP_MAXMIN(V, P, s32, epi, 32)   \
+  ONYX__CLIP_MAXMIN(V, P, u8, epu, 8)     \
+  ONYX__CLIP_MAXMIN(V, P, u16, epu, 16)   \
+  ONYX__CLIP_MAXMIN(V, P, u32, epu, 32)
+
+/* float16 and bfloat16 Sign and Clip on the bits (see above): Sign by bits;
+ * Clip by the three cases, blended in the order below, above, NaN, so that
+ * above wins over below and a NaN x is returned as it is. */
+#define ONYX__HALF_BITS_CLASS(V, P, SI, k, BF16, INF, ONE)                              \
+  typedef V onyx__v_##k;                                                                \
+  ONYX__HALF_SET(k, V, P##_set1_epi16, BF16)                                            \
+  static inline V onyx__sign_##k(V v, const onyx__cx_##k *c) {                          \
+    (void)c;                                                                            \
+    const V a = P##_and_##SI(v, P##_set1_epi16(0x7fff));                                \
+    const V nan = P##_cmpgt_epi16(a, P##_set1_epi16(INF));                              \
+    const V zero = P##_cmpeq_epi16(a, P##_setzero_##SI());                              \
+    const V one = P##_or_##SI(P##_and_##SI(v, P##_set1_epi16((short)0x8000)),          \
+                              P##_set1_epi16(ONE));                                     \
+    return P##_blendv_epi8(P##_andnot_##SI(zero, one), v, nan);                         \
+  }                                                                                     \
+  static inline V onyx__clip_##k(V v, const onyx__cx_##k *c) {                          \
+    const V a = P##_and_##SI(v, P##_set1_epi16(0x7fff));                                \
+    const V key = P##_sign_epi16(a, v);                                                 \
+    const V nan = P##_cmpgt_epi16(a, P##_set1_epi16(INF));                              \
+    V y = P##_blendv_epi8(v, c->lo, P##_cmpgt_epi16(c->below, key));                    \
+    y = P##_blendv_epi8(y, c->hi, P##_cmpgt_epi16(key, c->above));                      \
+    return P##_blendv_epi8(y, v, nan);                                                  \
+  }
+#define ONYX__SIMD_HALF_BITS_CLASSES(V, P, SI)                        \
+  ONYX__HALF_BITS_CLASS(V, P, SI, hi16, false, 0x7c00, 0x3c00)        \
+  ONYX__HALF_BITS_CLASS(V, P, SI, bi16, true, 0x7f80, 0x3f80)
+
 #endif
