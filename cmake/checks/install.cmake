@@ -146,4 +146,10 @@ if(NOT run_out MATCHES "^${prefix}/${PYDIR}/onyx/libonyx\\.so\\.${VERSION_MAJOR}
   message(FATAL_ERROR "the installed Python package: ${run_out}")
 endif()
 message("python: ${run_out}")
+# The ONNX backend interface, imported from the installed package.
+run("the installed onyx.backend" "${PYTHON}" -c
+  "import onyx.backend\nprint(onyx.backend.__file__, onyx.backend.supports_device('CPU'))")
+if(NOT run_out MATCHES "^${prefix}/${PYDIR}/onyx/backend\\.py True")
+  message(FATAL_ERROR "the installed onyx.backend: ${run_out}")
+endif()
 message("installed into ${prefix} and used both ways, and from Python")

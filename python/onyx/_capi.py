@@ -220,6 +220,14 @@ for _name, _value in STATUSES:
     STATUS_ERRORS[_value] = _cls
 
 
+_STATUS_VALUE = dict(STATUSES)
+
+
+def status_value(name):
+    """The number of a status by its name without ONYX_ ("TYPE" -> 13)."""
+    return _STATUS_VALUE[name]
+
+
 def error(status, message):
     """The exception for a status and message."""
     cls = STATUS_ERRORS.get(status)
