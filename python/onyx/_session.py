@@ -80,9 +80,10 @@ def _free_later(owner, address):
     weakref.finalize(owner, lib.onyx_free, address)
 
 
-def _output_array(t):
+def _onyx_array(t):
     """A numpy array over an output buffer onyx allocated, without copying;
-    onyx_free runs when the array (and every view of it) is gone."""
+    onyx_free runs when the array (and every view of it) is gone. Only for
+    an output whose shape could not be known before the run."""
     dtype = _capi.NUMPY_OF_DTYPE.get(t.dtype)
     shape = tuple(int(t.dims[d]) for d in range(t.rank))
     if dtype is None:
@@ -94,6 +95,20 @@ def _output_array(t):
     buf = (ctypes.c_char * t.size).from_address(t.data)
     _free_later(buf, t.data)
     return np.frombuffer(buf, dtype=dtype).reshape(shape)
+
+
+_BUFFER_TOO_SMALL = _capi.status_value("BUFFER_TOO_SMALL")
+
+
+def _written(a, t, bound):
+    """The array a after onyx wrote output t into it: a itself when the
+    shape is the one a was made with (always, for a run's own arrays), else
+    a view of the part written. A bound array keeps its shape."""
+    shape = tuple(int(t.dims[d]) for d in range(t.rank))
+    if bound or a.shape == shape:
+        return a
+    n = int(np.prod(shape, dtype=np.int64))
+    return a.reshape(-1)[:n].reshape(shape)
 
 
 class InferenceSession:
@@ -161,9 +176,12 @@ class InferenceSession:
         self._inputs = [_node_arg(i) for i in self._input_infos]
         self._outputs = [_node_arg(i) for i in self._output_infos]
         self._output_index = {o.name: k for k, o in enumerate(self._outputs)}
-        # The data pointers the last run passed to onyx, for tests that
-        # check that arrays are passed without copying.
+        self._output_numpy = [_capi.NUMPY_OF_DTYPE.get(i.dtype) for i in self._output_infos]
+        self._shape_sources = self._output_shape_sources()
+        # The data pointers the last run passed to onyx and the output
+        # buffers it wrote, for tests that check that nothing is copied.
         self._last_input_pointers = ()
+        self._last_output_pointers = ()
 
     def _infos(self, count, info):
         out = []
@@ -173,6 +191,52 @@ class InferenceSession:
             _capi.check(info(self._session, i, ctypes.byref(v), ctypes.byref(err)), err)
             out.append(v)
         return out
+
+    def _output_shape_sources(self):
+        """Where each output's shape comes from, so that its numpy array
+        can be made before the run: the index of the session input whose
+        shape it has, a fixed shape, or None (onyx then allocates it).
+        This follows onyx's rule that a node's output has the shape of
+        the node's first input, and that values computed from constants
+        have the fixed shape the session reports."""
+        first_input = {}  # value name -> first input of the node making it
+        err = _capi.Error()
+        for n in range(lib.onyx_model_node_count(self._model)):
+            node = _capi.NodeInfo()
+            _capi.check(lib.onyx_model_node(self._model, n, ctypes.byref(node),
+                                             ctypes.byref(err)), err)
+            first = _capi.text(node.inputs[0]) if node.input_count else None
+            for k in range(node.output_count):
+                first_input[_capi.text(node.outputs[k])] = first
+        inputs = {i.name: k for k, i in enumerate(self._inputs)}
+        roots = {}
+
+        def root(name):
+            # Each value is walked once (its root is remembered), so this
+            # costs the graph's size in all, not outputs x depth.
+            path = []
+            while name in first_input and name not in inputs and name not in roots:
+                path.append(name)
+                name = first_input[name]
+            found = roots.get(name, name)
+            for p in path:
+                roots[p] = found
+            return found
+
+        sources = []
+        for o in self._outputs:
+            r = root(o.name)
+            if r in inputs:
+                sources.append(inputs[r])
+            elif o.shape is not None and all(isinstance(d, int) for d in o.shape):
+                sources.append(tuple(o.shape))
+            else:
+                sources.append(None)
+        return sources
+
+    def _output_shapes(self, arrays):
+        """The shape of each output for these input arrays, or None."""
+        return [arrays[s].shape if isinstance(s, int) else s for s in self._shape_sources]
 
     def __del__(self):
         if getattr(self, "_session", None):
@@ -252,6 +316,9 @@ class InferenceSession:
             come back as uint16 bit patterns.
         run_options: accepted for compatibility; ignored.
 
+        Each output is a new numpy array that onyx writes into directly:
+        nothing is copied after the run.
+
         Errors raise OnyxError subclasses with onyx's message: for example
         OnyxInputMissingError, OnyxInputTypeError, OnyxInputShapeError, and
         OnyxInvalidArgumentError for a name that is not an input or output.
@@ -271,29 +338,58 @@ class InferenceSession:
         else:
             wanted = list(range(len(self._outputs)))
 
+        for i, name in enumerate(names):
+            if name not in input_feed:
+                raise _capi.error(18, "input %d ('%s') is missing from the input feed"
+                                  % (i, name))
+        arrays = self._run(input_feed, [None] * len(self._outputs))
+        return [arrays[k] for k in wanted]
+
+    def _run(self, input_feed, given, predict=True):
+        """One onyx_session_run. given: per output, a numpy array to write
+        into (checked by the caller) or None. An output given none gets a
+        new numpy array of its shape, which onyx fills as a caller-owned
+        buffer; only an output whose shape cannot be known beforehand (or
+        every one, without predict) is allocated by onyx, and wrapped, not
+        copied. Returns the arrays."""
         n_in, n_out = len(self._inputs), len(self._outputs)
         inputs = (_capi.Tensor * max(n_in, 1))()
-        keep = []
+        keep = []  # the input arrays, alive until the run is over
         for i, info in enumerate(self._input_infos):
-            if names[i] not in input_feed:
-                raise _capi.error(18, "input %d ('%s') is missing from the input feed"
-                                  % (i, names[i]))
-            inputs[i] = self._bind(i, info, input_feed[names[i]], keep)
+            inputs[i] = self._bind(i, info, input_feed[self._inputs[i].name], keep)
         self._last_input_pointers = tuple(inputs[i].data for i in range(n_in))
 
+        made = list(given)
+        shapes = self._output_shapes(keep) if predict else [None] * n_out
+        for k in range(n_out):
+            if made[k] is None and shapes[k] is not None and self._output_numpy[k] is not None:
+                made[k] = np.empty(shapes[k], dtype=self._output_numpy[k])
         outputs = (_capi.Tensor * max(n_out, 1))()
+        for k, a in enumerate(made):
+            if a is not None:
+                outputs[k].data = a.ctypes.data
+                outputs[k].size = a.nbytes
         err = _capi.Error()
         st = lib.onyx_session_run(self._session, inputs, n_in, outputs, n_out, ctypes.byref(err))
+        if st == _BUFFER_TOO_SMALL and any(m is not g for m, g in zip(made, given)):
+            # A shape made here was too small: never expected, but onyx's
+            # own allocation is always right.
+            return self._run(input_feed, given, predict=False)
         _capi.check(st, err)
-        arrays = []
+        self._last_output_pointers = tuple(outputs[k].data for k in range(n_out))
+        result = []
         try:
             for k in range(n_out):
-                arrays.append(_output_array(outputs[k]))
+                if made[k] is None:
+                    result.append(_onyx_array(outputs[k]))
+                else:
+                    result.append(_written(made[k], outputs[k], given[k] is not None))
         except BaseException:
-            for k in range(len(arrays) + 1, n_out):
-                lib.onyx_free(outputs[k].data)
+            for k in range(len(result) + 1, n_out):
+                if made[k] is None:
+                    lib.onyx_free(outputs[k].data)
             raise
-        return [arrays[k] for k in wanted]
+        return result
 
     # ---- Model information ----------------------------------------------
 

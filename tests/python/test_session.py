@@ -16,7 +16,7 @@ import threading
 import unittest
 
 import numpy as np
-from onnx import TensorProto, helper
+from onnx import TensorProto, helper, numpy_helper
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import modelgen  # noqa: E402
@@ -137,6 +137,54 @@ class Session(unittest.TestCase):
         c_order = np.ascontiguousarray(fortran)
         model2d.run(None, {"x": c_order})
         self.assertEqual(model2d._last_input_pointers[0], c_order.ctypes.data)
+
+    def test_outputs_written_in_place(self):
+        """Each output is a numpy array that owns its memory, and that
+        memory is the buffer onyx wrote: numpy allocates it and onyx fills
+        it as a caller-owned output, so nothing is copied after the run."""
+        c = helper.make_tensor("v", F, [2, 3], [1.5, -2.5, 3, 4, 5, 6])
+        graph = helper.make_graph(
+            [helper.make_node("Constant", [], ["c"], value=c),
+             helper.make_node("Ceil", ["c"], ["c_ceil"]),
+             helper.make_node("Floor", ["x"], ["f"]),
+             helper.make_node("Clip", ["f", "", "hi"], ["g"]),
+             helper.make_node("Sign", ["g"], ["s"])],
+            "g", [helper.make_tensor_value_info("x", F, ["N", None]),
+                  helper.make_tensor_value_info("hi", F, [])],
+            [helper.make_empty_tensor_value_info(n) for n in ("s", "c", "c_ceil", "g", "x")],
+            initializer=[])
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+        model.ir_version = 8
+        sess = onyx.InferenceSession(model.SerializeToString())
+        for shape in ((3, 5), (1, 0), (40000, 3)):
+            x = (np.arange(np.prod(shape), dtype=np.float32).reshape(shape) - 7) / 3
+            hi = np.array(2.0, dtype=np.float32)
+            out = sess.run(None, {"x": x, "hi": hi})
+            const = numpy_helper.to_array(c)
+            want = [np.sign(np.minimum(np.floor(x), hi)), const, np.ceil(const),
+                    np.minimum(np.floor(x), hi), x]
+            for got, expected in zip(out, want):
+                self.assertTrue(bits_equal(got, expected))
+            self.assertEqual(sess._last_output_pointers, tuple(a.ctypes.data for a in out))
+            for a in out:
+                self.assertTrue(a.flags.owndata and a.base is None and a.flags.writeable)
+        for name, tp, np_type in TYPES:
+            with self.subTest(type=name):
+                typed = onyx.InferenceSession(modelgen.one_node("Sign", tp, ["N"]))
+                (y,) = typed.run(None, {"x": np.zeros(5, dtype=np_type)})
+                self.assertEqual(y.dtype, np.dtype(np_type))
+                self.assertTrue(y.flags.owndata)
+                self.assertEqual(typed._last_output_pointers, (y.ctypes.data,))
+
+    def test_output_shape_fallback(self):
+        """Were a predicted output shape ever wrong, the run still returns
+        the right arrays: too small, onyx allocates; too large, a view."""
+        sess = onyx.InferenceSession(modelgen.one_node("Floor", F, ["N"]))
+        x = np.linspace(-5, 5, 11, dtype=np.float32)
+        for wrong in ((3,), (30,)):
+            sess._output_shapes = lambda arrays, w=wrong: [w]
+            (y,) = sess.run(None, {"x": x})
+            self.assertTrue(bits_equal(y, np.floor(x)))
 
     def test_bfloat16(self):
         """bfloat16 tensors are uint16 bit patterns, read as bfloat16
