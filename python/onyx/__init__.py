@@ -11,9 +11,17 @@ The API has the shape of ONNX Runtime's, so that switching is one import::
 plus the kernels on arrays, without a model: ``onyx.ceil``, ``onyx.floor``,
 ``onyx.sign`` and ``onyx.clip(x, min=None, max=None)``.
 
+Also from ONNX Runtime's API: ``OrtValue``, ``session.io_binding()`` (onyx
+reads and writes bound arrays in place), ``run_with_ort_values``,
+``SessionOptions`` and ``RunOptions`` whose fields onyx uses, accepts, or
+warns about (never drops silently), ``get_build_info()`` and the logger
+settings; docs/python.md has the whole table.
+
 Errors raise ``OnyxError`` subclasses, one per onyx status
 (``OnyxParseError``, ``OnyxInputTypeError``, ...), carrying onyx's one-line
-message and ``.status`` / ``.status_name``.
+message and ``.status`` / ``.status_name``. Each also derives from the
+class ONNX Runtime raises for the same fault, under the path its users
+write: ``onyx.capi.onnxruntime_pybind11_state.InvalidArgument``, ...
 
 numpy has no bfloat16: bfloat16 tensors travel as uint16 arrays of bit
 patterns. A session reads a uint16 array as bfloat16 when the input is
@@ -26,10 +34,13 @@ the package, else build/libonyx.so of the source tree it sits in, else the
 system's libraries. ``onyx.library_path`` says which file was loaded.
 """
 
+from . import capi
+from ._binding import IOBinding, OrtValue
 from ._capi import (OnyxError, STATUS_ERRORS, lib as _lib, library_path, text as _text)
 from ._kernels import ceil, clip, floor, sign
-from ._session import (GraphOptimizationLevel, InferenceSession, NodeArg, RunOptions,
-                       SessionOptions)
+from ._options import (ExecutionMode, ExecutionOrder, GraphOptimizationLevel, RunOptions,
+                       SessionOptions, set_default_logger_severity, set_default_logger_verbosity)
+from ._session import PROVIDERS as _PROVIDERS, InferenceSession, ModelMetadata, NodeArg
 
 __version__ = _text(_lib.onyx_version())
 
@@ -42,11 +53,22 @@ del _cls
 
 def get_available_providers():
     """The execution providers onyx has: the CPU."""
-    return ["CPUExecutionProvider"]
+    return list(_PROVIDERS)
 
 
 def get_all_providers():
-    return ["CPUExecutionProvider"]
+    return list(_PROVIDERS)
+
+
+def get_version_string():
+    return __version__
+
+
+def get_build_info():
+    """What was loaded: onyx's version, the library's path, the kernels'
+    instruction set level and the newest opset."""
+    return "onyx %s, library %s, kernels up to %s, ai.onnx opsets up to %d" % (
+        __version__, library_path, isa_detected(), max_opset())
 
 
 def get_device():
@@ -65,8 +87,10 @@ def isa_detected():
 
 
 __all__ = [
-    "InferenceSession", "SessionOptions", "RunOptions", "NodeArg", "GraphOptimizationLevel",
+    "InferenceSession", "SessionOptions", "RunOptions", "NodeArg", "ModelMetadata",
+    "GraphOptimizationLevel", "ExecutionMode", "ExecutionOrder", "OrtValue", "IOBinding",
     "OnyxError", "STATUS_ERRORS", "ceil", "floor", "sign", "clip", "get_available_providers",
-    "get_all_providers", "get_device", "max_opset", "isa_detected", "library_path",
-    "__version__",
+    "get_all_providers", "get_device", "get_build_info", "get_version_string",
+    "set_default_logger_severity", "set_default_logger_verbosity", "max_opset",
+    "isa_detected", "library_path", "capi", "__version__",
 ] + sorted(c.__name__ for c in STATUS_ERRORS.values())

@@ -188,15 +188,35 @@ class OnyxError(RuntimeError):
         super().__init__("%s (%s)" % (message, self.status_name) if self.status_name else message)
 
 
-# ONYX_STATUS_MAP, name and value; a test checks it against the library and
-# the header.
+# ONNX Runtime's exception classes (onnxruntime.capi.onnxruntime_pybind11_state),
+# so that code written for it catches onyx's errors by the same names. Each
+# is a subclass of OnyxError, and each status's class below is a subclass of
+# one of them.
+ORT_ERROR_NAMES = ("Fail", "InvalidArgument", "NoSuchFile", "NoModel", "EngineError",
+                   "RuntimeException", "InvalidProtobuf", "ModelLoaded", "NotImplemented",
+                   "InvalidGraph", "EPFail")
+ORT_ERRORS = {
+    name: type(name, (OnyxError,), {
+        "__module__": "onyx.capi.onnxruntime_pybind11_state",
+        "__doc__": "ONNX Runtime's %s, raised by onyx for the statuses that map to it "
+                   "(see onyx.STATUS_ERRORS)." % name,
+    })
+    for name in ORT_ERROR_NAMES
+}
+
+# ONYX_STATUS_MAP: name and value (a test checks them against the library
+# and the header), and the ONNX Runtime class the status's class derives
+# from: what ONNX Runtime raises for the same fault.
 STATUSES = [
-    ("OK", 0), ("INVALID_ARGUMENT", 1), ("OUT_OF_MEMORY", 2), ("IO", 3), ("PARSE", 4),
-    ("IR_VERSION", 5), ("OPSET", 6), ("UNSUPPORTED_OP", 7), ("ARITY", 8), ("ATTRIBUTE", 9),
-    ("UNDEFINED_VALUE", 10), ("DUPLICATE_VALUE", 11), ("CYCLE", 12), ("TYPE", 13),
-    ("SHAPE", 14), ("TENSOR_DATA", 15), ("EXTERNAL_DATA", 16), ("LIMIT", 17),
-    ("INPUT_MISSING", 18), ("INPUT_TYPE", 19), ("INPUT_SHAPE", 20), ("BUFFER_TOO_SMALL", 21),
-    ("INTERNAL", 22),
+    ("OK", 0, None), ("INVALID_ARGUMENT", 1, "InvalidArgument"), ("OUT_OF_MEMORY", 2, "Fail"),
+    ("IO", 3, "NoSuchFile"), ("PARSE", 4, "InvalidProtobuf"), ("IR_VERSION", 5, "Fail"),
+    ("OPSET", 6, "Fail"), ("UNSUPPORTED_OP", 7, "NotImplemented"), ("ARITY", 8, "InvalidGraph"),
+    ("ATTRIBUTE", 9, "InvalidGraph"), ("UNDEFINED_VALUE", 10, "InvalidGraph"),
+    ("DUPLICATE_VALUE", 11, "InvalidGraph"), ("CYCLE", 12, "InvalidGraph"),
+    ("TYPE", 13, "InvalidGraph"), ("SHAPE", 14, "InvalidGraph"), ("TENSOR_DATA", 15, "Fail"),
+    ("EXTERNAL_DATA", 16, "Fail"), ("LIMIT", 17, "Fail"), ("INPUT_MISSING", 18, "InvalidArgument"),
+    ("INPUT_TYPE", 19, "InvalidArgument"), ("INPUT_SHAPE", 20, "InvalidArgument"),
+    ("BUFFER_TOO_SMALL", 21, "InvalidArgument"), ("INTERNAL", 22, "RuntimeException"),
 ]
 
 
@@ -206,11 +226,15 @@ def _class_name(status_name):
 
 
 # status number -> exception class, one per error status.
+# ONNX Runtime's Python layer raises ValueError for a missing input, before
+# its library sees the run; code written for it catches that.
+_PYTHON_BASES = {"INPUT_MISSING": (ValueError,)}
+
 STATUS_ERRORS = {}
-for _name, _value in STATUSES:
+for _name, _value, _ort in STATUSES:
     if _value == 0:
         continue
-    _cls = type(_class_name(_name), (OnyxError,), {
+    _cls = type(_class_name(_name), (ORT_ERRORS[_ort],) + _PYTHON_BASES.get(_name, ()), {
         "status": _value,
         "status_name": "ONYX_" + _name,
         "__doc__": "onyx status ONYX_%s (%d): %s." % (
@@ -220,7 +244,7 @@ for _name, _value in STATUSES:
     STATUS_ERRORS[_value] = _cls
 
 
-_STATUS_VALUE = dict(STATUSES)
+_STATUS_VALUE = {name: value for name, value, _ in STATUSES}
 
 
 def status_value(name):

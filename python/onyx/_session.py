@@ -2,47 +2,18 @@
 API so that code written for it runs with ``import onyx as ort``."""
 
 import ctypes
-import enum
 import os
+import warnings
 import weakref
 
 import numpy as np
 
 from . import _capi
 from ._capi import lib
+from ._binding import IOBinding, OrtValue
+from ._options import RunOptions, SessionOptions
 
 _ISA_LEVELS = {"scalar": 0, "sse41": 1, "avx2": 2, "avx512": 3, "best": 255}
-
-
-class GraphOptimizationLevel(enum.IntEnum):
-    """ONNX Runtime's optimization levels, accepted for compatibility. onyx
-    has no optional graph optimizations, so the level changes nothing."""
-
-    ORT_DISABLE_ALL = 0
-    ORT_ENABLE_BASIC = 1
-    ORT_ENABLE_EXTENDED = 2
-    ORT_ENABLE_ALL = 99
-
-
-class SessionOptions:
-    """Session options, as ONNX Runtime's SessionOptions.
-
-    onyx reads ``intra_op_num_threads`` (worker threads; 0, the default,
-    lets onyx choose). Other attributes ONNX Runtime has
-    (``graph_optimization_level``, ``inter_op_num_threads``, ...) may be set
-    and are ignored.
-    """
-
-    def __init__(self):
-        self.intra_op_num_threads = 0
-        self.inter_op_num_threads = 0
-        self.graph_optimization_level = GraphOptimizationLevel.ORT_ENABLE_ALL
-        self.log_severity_level = 2
-
-
-class RunOptions:
-    """Run options, accepted for compatibility with ONNX Runtime and
-    ignored."""
 
 
 class NodeArg:
@@ -85,7 +56,7 @@ def _onyx_array(t):
     onyx_free runs when the array (and every view of it) is gone. Only for
     an output whose shape could not be known before the run."""
     dtype = _capi.NUMPY_OF_DTYPE.get(t.dtype)
-    shape = tuple(int(t.dims[d]) for d in range(t.rank))
+    shape = _dims(t)
     if dtype is None:
         lib.onyx_free(t.data)
         raise _capi.error(13, "output of type %s has no numpy type" % _capi.dtype_name(t.dtype))
@@ -100,15 +71,70 @@ def _onyx_array(t):
 _BUFFER_TOO_SMALL = _capi.status_value("BUFFER_TOO_SMALL")
 
 
-def _written(a, t, bound):
+def _dims(t):
+    return tuple(int(t.dims[d]) for d in range(t.rank))
+
+
+def _written(a, t):
     """The array a after onyx wrote output t into it: a itself when the
-    shape is the one a was made with (always, for a run's own arrays), else
-    a view of the part written. A bound array keeps its shape."""
-    shape = tuple(int(t.dims[d]) for d in range(t.rank))
-    if bound or a.shape == shape:
+    shape is the one a was made with (always, unless a shape could not be
+    foreseen), else a view of the part written."""
+    shape = _dims(t)
+    if a.shape == shape:
         return a
     n = int(np.prod(shape, dtype=np.int64))
     return a.reshape(-1)[:n].reshape(shape)
+
+
+PROVIDERS = ["CPUExecutionProvider"]
+
+
+def _check_run_options(run_options):
+    if run_options is None:
+        return
+    if not isinstance(run_options, RunOptions):
+        raise TypeError("run_options must be an onyx.RunOptions, not %s"
+                        % type(run_options).__name__)
+    run_options.check_run()
+
+
+def _check_providers(providers, provider_options):
+    """ONNX Runtime's rules for providers: a provider that is not
+    available is dropped with a warning, and the session runs on the
+    CPU. Options for the CPU provider are warned about: onyx reads none."""
+    if providers is None:
+        return
+    if isinstance(providers, str) or not isinstance(providers, (list, tuple)):
+        raise ValueError("providers must be a list of names or (name, options) tuples, not %r"
+                         % (providers,))
+    if provider_options is not None and len(provider_options) != len(providers):
+        raise ValueError("provider_options must have one dict per provider: %d providers, "
+                         "%d option dicts" % (len(providers), len(provider_options)))
+    for k, p in enumerate(providers):
+        name, options = (p if isinstance(p, tuple) else (p, None))
+        if provider_options is not None:
+            options = provider_options[k]
+        if name not in PROVIDERS:
+            warnings.warn("Specified provider '%s' is not available in onyx; available "
+                          "providers: %s. The session runs on the CPU."
+                          % (name, ", ".join("'%s'" % n for n in PROVIDERS)), stacklevel=3)
+        elif options:
+            warnings.warn("onyx reads no options of %s; %s ignored"
+                          % (name, ", ".join(sorted(map(str, options)))), stacklevel=3)
+
+
+def _c_options(threads, isa):
+    if isinstance(threads, bool) or not isinstance(threads, int) or not \
+            0 <= threads <= 0xFFFFFFFF:
+        raise _capi.error(1, "threads must be an integer from 0 to 2^32-1, not %r" % (threads,))
+    opts = _capi.SessionOptionsC()
+    lib.onyx_session_options_init(ctypes.byref(opts))
+    opts.threads = threads
+    if isa is not None:
+        if isa not in _ISA_LEVELS:
+            raise _capi.error(1, "isa must be one of %s, not %r" % (", ".join(_ISA_LEVELS), isa))
+        opts.isa_cap = _ISA_LEVELS[isa]
+    return opts
 
 
 class InferenceSession:
@@ -118,12 +144,16 @@ class InferenceSession:
     provider_options=None, *, threads=None, isa=None)``
 
     path_or_bytes: the model's file path, or its serialized bytes.
+    sess_options: a SessionOptions; onyx uses its intra_op_num_threads.
     threads: worker threads for large tensors (default: sess_options'
         intra_op_num_threads, else 0, which lets onyx choose).
     isa: the highest instruction set kernels may use: 'scalar', 'sse41',
         'avx2', 'avx512' or 'best' (the default).
-    providers, provider_options: accepted for compatibility; onyx runs on
-        the CPU ('CPUExecutionProvider').
+    providers, provider_options: as ONNX Runtime's; onyx runs on the CPU
+        ('CPUExecutionProvider'), and warns about any other provider, and
+        about options for the CPU provider, which it does not read.
+    ONNX Runtime's keyword disabled_optimizers is warned about (onyx has
+        no optimizers to disable); any other keyword raises TypeError.
 
     Every check of the model happens here; problems raise an OnyxError
     subclass carrying onyx's message (OnyxParseError, OnyxTypeError, ...).
@@ -135,39 +165,30 @@ class InferenceSession:
         self._model = None
         self._session = None
         self._model_bytes = None
+        for key, value in kwargs.items():
+            if key != "disabled_optimizers":
+                raise TypeError("InferenceSession() got an unexpected keyword argument '%s'"
+                                % key)
+            if value:
+                warnings.warn("onyx has no optimizers to disable; disabled_optimizers=%r is "
+                              "ignored" % (value,), stacklevel=2)
+        _check_providers(providers, provider_options)
+        if sess_options is None:
+            sess_options = SessionOptions()
+        elif not isinstance(sess_options, SessionOptions):
+            raise TypeError("sess_options must be an onyx.SessionOptions, not %s"
+                            % type(sess_options).__name__)
         if threads is None:
-            threads = getattr(sess_options, "intra_op_num_threads", 0) or 0
-        threads = int(threads)
-        if threads < 0 or threads > 0xFFFFFFFF:
-            raise _capi.error(1, "threads must be from 0 to 2^32-1, not %d" % threads)
-        opts = _capi.SessionOptionsC()
-        lib.onyx_session_options_init(ctypes.byref(opts))
-        opts.threads = threads
-        if isa is not None:
-            if isa not in _ISA_LEVELS:
-                raise _capi.error(1, "isa must be one of %s, not %r"
-                                  % (", ".join(_ISA_LEVELS), isa))
-            opts.isa_cap = _ISA_LEVELS[isa]
-
-        err = _capi.Error()
-        model = ctypes.c_void_p()
-        if isinstance(path_or_bytes, (bytes, bytearray, memoryview)):
-            # onyx reads the bytes in place for as long as the model lives.
-            self._model_bytes = bytes(path_or_bytes)
-            st = lib.onyx_model_load_memory(self._model_bytes, len(self._model_bytes),
-                                            ctypes.byref(model), ctypes.byref(err))
-        else:
-            self._model_path = os.fspath(path_or_bytes)
-            st = lib.onyx_model_load_file(os.fsencode(self._model_path), ctypes.byref(model),
-                                          ctypes.byref(err))
-        _capi.check(st, err)
-        self._model = model
+            threads = sess_options.intra_op_num_threads
+        opts = _c_options(threads, isa)
+        self._sess_options = sess_options._copy_with_threads(threads)
+        self._load(path_or_bytes)
         session = ctypes.c_void_p()
-        st = lib.onyx_session_create(model, ctypes.byref(opts), ctypes.byref(session),
+        err = _capi.Error()
+        st = lib.onyx_session_create(self._model, ctypes.byref(opts), ctypes.byref(session),
                                      ctypes.byref(err))
         _capi.check(st, err)
         self._session = session
-        self._threads = threads
 
         self._input_infos = self._infos(lib.onyx_session_input_count,
                                         lib.onyx_session_input_info)
@@ -182,6 +203,21 @@ class InferenceSession:
         # buffers it wrote, for tests that check that nothing is copied.
         self._last_input_pointers = ()
         self._last_output_pointers = ()
+
+    def _load(self, path_or_bytes):
+        err = _capi.Error()
+        model = ctypes.c_void_p()
+        if isinstance(path_or_bytes, (bytes, bytearray, memoryview)):
+            # onyx reads the bytes in place for as long as the model lives.
+            self._model_bytes = bytes(path_or_bytes)
+            st = lib.onyx_model_load_memory(self._model_bytes, len(self._model_bytes),
+                                            ctypes.byref(model), ctypes.byref(err))
+        else:
+            self._model_path = os.fspath(path_or_bytes)
+            st = lib.onyx_model_load_file(os.fsencode(self._model_path), ctypes.byref(model),
+                                          ctypes.byref(err))
+        _capi.check(st, err)
+        self._model = model
 
     def _infos(self, count, info):
         out = []
@@ -263,15 +299,34 @@ class InferenceSession:
 
     def get_providers(self):
         """The execution providers: onyx runs on the CPU."""
-        return ["CPUExecutionProvider"]
+        return list(PROVIDERS)
 
     def get_provider_options(self):
         return {"CPUExecutionProvider": {}}
 
+    def set_providers(self, providers=None, provider_options=None):
+        """Checked as at creation (other providers warn); the session keeps
+        running on the CPU."""
+        _check_providers(providers, provider_options)
+
+    def disable_fallback(self):
+        """Nothing to do: the CPU is onyx's only provider."""
+
+    def enable_fallback(self):
+        """Nothing to do: the CPU is onyx's only provider."""
+
     def get_session_options(self):
-        o = SessionOptions()
-        o.intra_op_num_threads = self._threads
-        return o
+        """The session's options; intra_op_num_threads is the thread count
+        the session was made with."""
+        return self._sess_options
+
+    def end_profiling(self):
+        """onyx has no profiler: returns '', as ONNX Runtime does when
+        profiling is off (setting enable_profiling warns)."""
+        return ""
+
+    def get_profiling_start_time_ns(self):
+        return 0
 
     # ---- Running -------------------------------------------------------
 
@@ -314,7 +369,8 @@ class InferenceSession:
             declared bfloat16, pass uint16 bit patterns (the session's
             declared type decides how they are read), and bfloat16 outputs
             come back as uint16 bit patterns.
-        run_options: accepted for compatibility; ignored.
+        run_options: a RunOptions; with terminate set the run raises Fail
+            (onyx.capi.onnxruntime_pybind11_state.Fail) and does nothing.
 
         Each output is a new numpy array that onyx writes into directly:
         nothing is copied after the run.
@@ -323,27 +379,50 @@ class InferenceSession:
         OnyxInputMissingError, OnyxInputTypeError, OnyxInputShapeError, and
         OnyxInvalidArgumentError for a name that is not an input or output.
         """
-        names = [i.name for i in self._inputs]
+        _check_run_options(run_options)
         for key in input_feed:
-            if key not in names:
-                raise _capi.error(1, "'%s' is not an input of the model; its inputs are %s"
-                                  % (key, ", ".join("'%s'" % n for n in names) or "none"))
+            self._input_index(key)
         if output_names:
-            wanted = []
-            for name in output_names:
-                if name not in self._output_index:
-                    raise _capi.error(1, "'%s' is not an output of the model; its outputs are %s"
-                                      % (name, ", ".join("'%s'" % o.name for o in self._outputs)))
-                wanted.append(self._output_index[name])
+            wanted = [self._output_position(name) for name in output_names]
         else:
             wanted = list(range(len(self._outputs)))
-
-        for i, name in enumerate(names):
-            if name not in input_feed:
-                raise _capi.error(18, "input %d ('%s') is missing from the input feed"
-                                  % (i, name))
         arrays = self._run(input_feed, [None] * len(self._outputs))
         return [arrays[k] for k in wanted]
+
+    def run_with_ort_values(self, output_names, input_dict_ort_values, run_options=None):
+        """run() with OrtValues in and out: {name: OrtValue} gives a list
+        of OrtValues over the output arrays (no copies)."""
+        arrays = self.run(output_names, {k: v.numpy() for k, v in input_dict_ort_values.items()},
+                          run_options)
+        names = output_names or [o.name for o in self._outputs]
+        return [OrtValue(a, self._output_infos[self._output_position(n)].dtype)
+                for n, a in zip(names, arrays)]
+
+    def io_binding(self):
+        """An IOBinding for this session (see IOBinding)."""
+        return IOBinding(self)
+
+    def run_with_iobinding(self, iobinding, run_options=None):
+        """Runs with the inputs and outputs bound in iobinding; its
+        get_outputs() and copy_outputs_to_cpu() then give the outputs."""
+        _check_run_options(run_options)
+        if not isinstance(iobinding, IOBinding) or iobinding._session is not self:
+            raise _capi.error(1, "run_with_iobinding needs an IOBinding from this session's "
+                                 "io_binding()")
+        iobinding._run()
+
+    def _input_index(self, name):
+        for i, info in enumerate(self._inputs):
+            if info.name == name:
+                return i
+        raise _capi.error(1, "'%s' is not an input of the model; its inputs are %s" % (
+            name, ", ".join("'%s'" % i.name for i in self._inputs) or "none"))
+
+    def _output_position(self, name):
+        if name not in self._output_index:
+            raise _capi.error(1, "'%s' is not an output of the model; its outputs are %s"
+                              % (name, ", ".join("'%s'" % o.name for o in self._outputs)))
+        return self._output_index[name]
 
     def _run(self, input_feed, given, predict=True):
         """One onyx_session_run. given: per output, a numpy array to write
@@ -356,11 +435,17 @@ class InferenceSession:
         inputs = (_capi.Tensor * max(n_in, 1))()
         keep = []  # the input arrays, alive until the run is over
         for i, info in enumerate(self._input_infos):
+            if self._inputs[i].name not in input_feed:
+                raise _capi.error(18, "input %d ('%s') is missing from the input feed"
+                                  % (i, self._inputs[i].name))
             inputs[i] = self._bind(i, info, input_feed[self._inputs[i].name], keep)
         self._last_input_pointers = tuple(inputs[i].data for i in range(n_in))
 
         made = list(given)
         shapes = self._output_shapes(keep) if predict else [None] * n_out
+        for k, a in enumerate(given):
+            if a is not None:
+                self._check_bound_output(k, a, shapes[k], keep)
         for k in range(n_out):
             if made[k] is None and shapes[k] is not None and self._output_numpy[k] is not None:
                 made[k] = np.empty(shapes[k], dtype=self._output_numpy[k])
@@ -382,8 +467,11 @@ class InferenceSession:
             for k in range(n_out):
                 if made[k] is None:
                     result.append(_onyx_array(outputs[k]))
+                elif given[k] is not None:
+                    self._check_bound_output(k, given[k], None, keep, _dims(outputs[k]))
+                    result.append(given[k])
                 else:
-                    result.append(_written(made[k], outputs[k], given[k] is not None))
+                    result.append(_written(made[k], outputs[k]))
         except BaseException:
             for k in range(len(result) + 1, n_out):
                 if made[k] is None:
@@ -391,12 +479,30 @@ class InferenceSession:
             raise
         return result
 
+    def _check_bound_output(self, k, a, shape, inputs, written=None):
+        """A caller's array for output k: its type, layout, and shape (the
+        one predicted, or the one written), and no overlap with an input."""
+        name = self._outputs[k].name
+        if a.dtype != self._output_numpy[k]:
+            raise _capi.error(1, "output %d ('%s') is %s; the array bound to it is %s"
+                              % (k, name, self._outputs[k].type, a.dtype))
+        if not (a.flags.c_contiguous and a.flags.aligned and a.flags.writeable):
+            raise _capi.error(1, "output %d ('%s'): the array bound to it must be C-contiguous, "
+                                 "aligned and writeable" % (k, name))
+        want = written if written is not None else shape
+        if want is not None and tuple(want) != a.shape:
+            raise _capi.error(1, "output %d ('%s') has shape %s; the array bound to it has %s"
+                              % (k, name, tuple(want), a.shape))
+        if written is None and any(np.may_share_memory(a, x) for x in inputs):
+            raise _capi.error(1, "output %d ('%s'): the array bound to it overlaps an input"
+                              % (k, name))
+
     # ---- Model information ----------------------------------------------
 
     def get_modelmeta(self):
         """A few facts about the model (ir_version, opsets), as a simple
         object; onyx does not read the model's metadata_props."""
-        m = _ModelMeta()
+        m = ModelMetadata()
         m.ir_version = lib.onyx_model_ir_version(self._model)
         for i in range(lib.onyx_model_opset_count(self._model)):
             domain, version = ctypes.c_char_p(), ctypes.c_int64()
@@ -407,7 +513,7 @@ class InferenceSession:
         return m
 
 
-class _ModelMeta:
+class ModelMetadata:
     def __init__(self):
         self.ir_version = 0
         self.opset_import = {}
