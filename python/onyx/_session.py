@@ -500,25 +500,48 @@ class InferenceSession:
     # ---- Model information ----------------------------------------------
 
     def get_modelmeta(self):
-        """A few facts about the model (ir_version, opsets), as a simple
-        object; onyx does not read the model's metadata_props."""
+        """The model's metadata, as ONNX Runtime's ModelMetadata:
+        producer_name, graph_name, domain, description (the model's
+        doc_string), version (model_version), custom_metadata_map
+        (metadata_props), graph_description (always ''), and onyx's
+        producer_version, ir_version and opset_import ({domain: version},
+        'ai.onnx' for the default domain). With a library that has no
+        onyx_model_get_metadata, only ir_version and opset_import are
+        filled."""
         m = ModelMetadata()
         m.ir_version = lib.onyx_model_ir_version(self._model)
+        err = _capi.Error()
         for i in range(lib.onyx_model_opset_count(self._model)):
             domain, version = ctypes.c_char_p(), ctypes.c_int64()
-            err = _capi.Error()
             _capi.check(lib.onyx_model_opset(self._model, i, ctypes.byref(domain),
                                              ctypes.byref(version), ctypes.byref(err)), err)
             m.opset_import[_capi.text(domain.value) or "ai.onnx"] = version.value
+        if _capi.HAS_METADATA:
+            c = _capi.ModelMetadataC()
+            _capi.check(lib.onyx_model_get_metadata(self._model, ctypes.byref(c),
+                                                    ctypes.byref(err)), err)
+            m.producer_name = _capi.text(c.producer_name) or ""
+            m.producer_version = _capi.text(c.producer_version) or ""
+            m.domain = _capi.text(c.domain) or ""
+            m.description = _capi.text(c.doc_string) or ""
+            m.version = c.model_version
+            m.graph_name = _capi.text(c.graph_name) or ""
+            m.custom_metadata_map = {_capi.text(c.keys[k]): _capi.text(c.values[k]) or ""
+                                     for k in range(c.n_props)}
         return m
 
 
 class ModelMetadata:
+    """What get_modelmeta() returns (ONNX Runtime's fields, and onyx's
+    producer_version, ir_version and opset_import)."""
+
     def __init__(self):
         self.ir_version = 0
         self.opset_import = {}
         self.producer_name = ""
+        self.producer_version = ""
         self.graph_name = ""
+        self.graph_description = ""
         self.domain = ""
         self.description = ""
         self.version = 0

@@ -7,6 +7,7 @@ OrtValue; I/O binding into the caller's arrays without copies; build
 information and logger settings."""
 
 import os
+import re
 import subprocess
 import sys
 import unittest
@@ -270,6 +271,59 @@ class Values(unittest.TestCase):
         self.assertTrue(bits_equal(y.numpy(), modelgen.f32_to_bf16(np.array([-1, 1, 3],
                                                                             np.float32))))
         self.assertEqual(sess._last_output_pointers, (y.data_ptr(),))
+
+
+def header_struct_fields(header, struct):
+    """The member names of a struct typedef in a C header, in order."""
+    body = re.search(r"typedef struct %s \{(.*?)\} %s;" % (struct, struct), header, re.S)
+    if body is None:
+        return None
+    text = re.sub(r"/\*.*?\*/|//[^\n]*", "", body.group(1), flags=re.S)
+    return [re.findall(r"(\w+)\s*$", piece.strip())[0]
+            for decl in text.split(";") if decl.strip() for piece in decl.split(",")]
+
+
+class Metadata(unittest.TestCase):
+    def model(self):
+        graph = helper.make_graph([helper.make_node("Floor", ["x"], ["y"])], "the_graph",
+                                  [helper.make_tensor_value_info("x", F, [2])],
+                                  [helper.make_tensor_value_info("y", F, [2])])
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)],
+                                  producer_name="maker", producer_version="1.2.3",
+                                  domain="ai.example", model_version=7, doc_string="a doc")
+        model.ir_version = 8
+        helper.set_model_props(model, {"author": "someone", "licence": "MIT", "empty": ""})
+        return model.SerializeToString()
+
+    def test_modelmeta(self):
+        """Every field, from the library's onyx_model_get_metadata; a
+        library without it fills ir_version and opset_import only. A
+        header that declares an accessor the package does not use fails."""
+        meta = onyx.InferenceSession(self.model()).get_modelmeta()
+        self.assertEqual((meta.ir_version, meta.opset_import), (8, {"ai.onnx": 13}))
+        with open(os.path.join(modelgen.SOURCE_DIR, "include", "onyx.h")) as f:
+            header = f.read()
+        if not onyx._capi.HAS_METADATA:
+            declared = re.search(r"ONYX_API[^;]*metadata[^;]*;", header)
+            if declared:
+                self.fail("include/onyx.h declares %r, but the library has no "
+                          "onyx_model_get_metadata: align python/onyx/_capi.py with it"
+                          % declared.group(0))
+            self.assertEqual((meta.producer_name, meta.custom_metadata_map), ("", {}))
+            print("SKIP: the library has no onyx_model_get_metadata, so get_modelmeta() "
+                  "fills ir_version and opset_import only", file=sys.stderr)
+            self.skipTest("the library has no onyx_model_get_metadata")
+        self.assertEqual(header_struct_fields(header, "onyx_model_metadata"),
+                         [name for name, _ in onyx._capi.ModelMetadataC._fields_])
+        self.assertEqual((meta.producer_name, meta.producer_version, meta.domain,
+                          meta.description, meta.version, meta.graph_name,
+                          meta.graph_description),
+                         ("maker", "1.2.3", "ai.example", "a doc", 7, "the_graph", ""))
+        self.assertEqual(meta.custom_metadata_map,
+                         {"author": "someone", "licence": "MIT", "empty": ""})
+        bare = onyx.InferenceSession(modelgen.one_node("Ceil", F, [2])).get_modelmeta()
+        self.assertEqual((bare.producer_name, bare.version, bare.custom_metadata_map),
+                         ("", 0, {}))
 
 
 class Binding(unittest.TestCase):
