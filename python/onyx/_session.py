@@ -235,16 +235,24 @@ class InferenceSession:
         This follows onyx's rule that a node's output has the shape of
         the node's first input, and that values computed from constants
         have the fixed shape the session reports."""
+        fixed = [tuple(o.shape) if o.shape is not None and
+                 all(isinstance(d, int) for d in o.shape) else None for o in self._outputs]
+        if all(f is not None for f in fixed):
+            # A declared fixed shape is the computed one (the session
+            # checks that), so there is nothing to find.
+            return fixed
+        # Names stay bytes, and one NodeInfo serves every call: this loop
+        # is most of the Python side of creating a session of many nodes.
         first_input = {}  # value name -> first input of the node making it
-        err = _capi.Error()
-        for n in range(lib.onyx_model_node_count(self._model)):
-            node = _capi.NodeInfo()
-            _capi.check(lib.onyx_model_node(self._model, n, ctypes.byref(node),
-                                             ctypes.byref(err)), err)
-            first = _capi.text(node.inputs[0]) if node.input_count else None
+        node, err = _capi.NodeInfo(), _capi.Error()
+        node_ref, err_ref, model = ctypes.byref(node), ctypes.byref(err), self._model
+        for n in range(lib.onyx_model_node_count(model)):
+            _capi.check(lib.onyx_model_node(model, n, node_ref, err_ref), err)
+            first = node.inputs[0] if node.input_count else None
+            outputs = node.outputs
             for k in range(node.output_count):
-                first_input[_capi.text(node.outputs[k])] = first
-        inputs = {i.name: k for k, i in enumerate(self._inputs)}
+                first_input[outputs[k]] = first
+        inputs = {info.name: k for k, info in enumerate(self._input_infos)}
         roots = {}
 
         def root(name):
@@ -260,14 +268,9 @@ class InferenceSession:
             return found
 
         sources = []
-        for o in self._outputs:
-            r = root(o.name)
-            if r in inputs:
-                sources.append(inputs[r])
-            elif o.shape is not None and all(isinstance(d, int) for d in o.shape):
-                sources.append(tuple(o.shape))
-            else:
-                sources.append(None)
+        for f, info in zip(fixed, self._output_infos):
+            r = root(info.name)
+            sources.append(inputs[r] if r in inputs else f)
         return sources
 
     def _output_shapes(self, arrays):
