@@ -239,7 +239,8 @@ class InferenceSession:
                  all(isinstance(d, int) for d in o.shape) else None for o in self._outputs]
         if all(f is not None for f in fixed):
             # A declared fixed shape is the computed one (the session
-            # checks that), so there is nothing to find.
+            # checks that wherever it can; where an input declares no
+            # shape, a run that disagrees falls back: see _run).
             return fixed
         # Names stay bytes, and one NodeInfo serves every call: this loop
         # is most of the Python side of creating a session of many nodes.

@@ -185,6 +185,18 @@ class Session(unittest.TestCase):
             sess._output_shapes = lambda arrays, w=wrong: [w]
             (y,) = sess.run(None, {"x": x})
             self.assertTrue(bits_equal(y, np.floor(x)))
+        # The same from a model: an output declared [8] computed from an
+        # input that declares no shape, which the run does not hold to 8.
+        graph = helper.make_graph([helper.make_node("Ceil", ["x"], ["y"])], "g",
+                                  [helper.make_tensor_value_info("x", F, None)],
+                                  [helper.make_tensor_value_info("y", F, [8])])
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+        model.ir_version = 8
+        sess = onyx.InferenceSession(model.SerializeToString())
+        for n in (5, 8, 10):
+            x = np.arange(n, dtype=np.float32) / 3
+            (y,) = sess.run(None, {"x": x})
+            self.assertTrue(bits_equal(y, np.ceil(x)))
 
     def test_bfloat16(self):
         """bfloat16 tensors are uint16 bit patterns, read as bfloat16
