@@ -88,14 +88,15 @@ class NodeInfo(ctypes.Structure):
 
 
 class ModelMetadataC(ctypes.Structure):
-    """onyx_model_metadata: the ModelProto's descriptive fields. The
-    strings and arrays belong to the model. Used only when the library
-    exports onyx_model_get_metadata (see HAS_METADATA)."""
+    """onyx_model_meta: the ModelProto's descriptive fields. The strings
+    and arrays belong to the model. Used only when the library exports
+    onyx_model_metadata (see HAS_METADATA)."""
     _fields_ = [("producer_name", ctypes.c_char_p), ("producer_version", ctypes.c_char_p),
-                ("domain", ctypes.c_char_p), ("doc_string", ctypes.c_char_p),
-                ("model_version", ctypes.c_int64), ("graph_name", ctypes.c_char_p),
-                ("n_props", ctypes.c_size_t), ("keys", ctypes.POINTER(ctypes.c_char_p)),
-                ("values", ctypes.POINTER(ctypes.c_char_p))]
+                ("domain", ctypes.c_char_p), ("model_version", ctypes.c_int64),
+                ("doc_string", ctypes.c_char_p), ("graph_name", ctypes.c_char_p),
+                ("metadata_count", ctypes.c_size_t),
+                ("metadata_keys", ctypes.POINTER(ctypes.c_char_p)),
+                ("metadata_values", ctypes.POINTER(ctypes.c_char_p))]
 
 
 class SessionOptionsC(ctypes.Structure):
@@ -143,7 +144,7 @@ _SIGNATURES = {
 }
 # Functions of newer libraries, used when present.
 _OPTIONAL_SIGNATURES = {
-    "onyx_model_get_metadata": (_c.c_int, [_c.c_void_p, _P(ModelMetadataC), _P(Error)]),
+    "onyx_model_metadata": (_c.c_int, [_c.c_void_p, _P(ModelMetadataC), _P(Error)]),
 }
 for _name, (_restype, _argtypes) in _SIGNATURES.items():
     _f = getattr(lib, _name)
@@ -154,7 +155,7 @@ for _name, (_restype, _argtypes) in _OPTIONAL_SIGNATURES.items():
         _f = getattr(lib, _name)
         _f.restype = _restype
         _f.argtypes = _argtypes
-HAS_METADATA = hasattr(lib, "onyx_model_get_metadata")
+HAS_METADATA = hasattr(lib, "onyx_model_metadata")
 
 
 def text(b):

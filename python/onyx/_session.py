@@ -510,7 +510,7 @@ class InferenceSession:
         (metadata_props), graph_description (always ''), and onyx's
         producer_version, ir_version and opset_import ({domain: version},
         'ai.onnx' for the default domain). With a library that has no
-        onyx_model_get_metadata, only ir_version and opset_import are
+        onyx_model_metadata, only ir_version and opset_import are
         filled."""
         m = ModelMetadata()
         m.ir_version = lib.onyx_model_ir_version(self._model)
@@ -522,16 +522,18 @@ class InferenceSession:
             m.opset_import[_capi.text(domain.value) or "ai.onnx"] = version.value
         if _capi.HAS_METADATA:
             c = _capi.ModelMetadataC()
-            _capi.check(lib.onyx_model_get_metadata(self._model, ctypes.byref(c),
-                                                    ctypes.byref(err)), err)
+            _capi.check(lib.onyx_model_metadata(self._model, ctypes.byref(c),
+                                                ctypes.byref(err)), err)
             m.producer_name = _capi.text(c.producer_name) or ""
             m.producer_version = _capi.text(c.producer_version) or ""
             m.domain = _capi.text(c.domain) or ""
             m.description = _capi.text(c.doc_string) or ""
             m.version = c.model_version
             m.graph_name = _capi.text(c.graph_name) or ""
-            m.custom_metadata_map = {_capi.text(c.keys[k]): _capi.text(c.values[k]) or ""
-                                     for k in range(c.n_props)}
+            # A key the file repeats keeps its last value.
+            m.custom_metadata_map = {
+                _capi.text(c.metadata_keys[k]): _capi.text(c.metadata_values[k]) or ""
+                for k in range(c.metadata_count)}
         return m
 
 

@@ -296,7 +296,7 @@ class Metadata(unittest.TestCase):
         return model.SerializeToString()
 
     def test_modelmeta(self):
-        """Every field, from the library's onyx_model_get_metadata; a
+        """Every field, from the library's onyx_model_metadata; a
         library without it fills ir_version and opset_import only. A
         header that declares an accessor the package does not use fails."""
         meta = onyx.InferenceSession(self.model()).get_modelmeta()
@@ -307,13 +307,13 @@ class Metadata(unittest.TestCase):
             declared = re.search(r"ONYX_API[^;]*metadata[^;]*;", header)
             if declared:
                 self.fail("include/onyx.h declares %r, but the library has no "
-                          "onyx_model_get_metadata: align python/onyx/_capi.py with it"
+                          "onyx_model_metadata: align python/onyx/_capi.py with it"
                           % declared.group(0))
             self.assertEqual((meta.producer_name, meta.custom_metadata_map), ("", {}))
-            print("SKIP: the library has no onyx_model_get_metadata, so get_modelmeta() "
+            print("SKIP: the library has no onyx_model_metadata, so get_modelmeta() "
                   "fills ir_version and opset_import only", file=sys.stderr)
-            self.skipTest("the library has no onyx_model_get_metadata")
-        self.assertEqual(header_struct_fields(header, "onyx_model_metadata"),
+            self.skipTest("the library has no onyx_model_metadata")
+        self.assertEqual(header_struct_fields(header, "onyx_model_meta"),
                          [name for name, _ in onyx._capi.ModelMetadataC._fields_])
         self.assertEqual((meta.producer_name, meta.producer_version, meta.domain,
                           meta.description, meta.version, meta.graph_name,
