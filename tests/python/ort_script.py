@@ -110,5 +110,8 @@ for cls in (state.Fail, state.InvalidArgument, state.NoSuchFile, state.InvalidGr
             state.NotImplemented, state.InvalidProtobuf, state.RuntimeException):
     assert issubclass(cls, Exception)
 
+meta = sess.get_modelmeta()
+assert isinstance(meta.producer_name, str) and isinstance(meta.graph_name, str)
+assert isinstance(meta.custom_metadata_map, dict) and isinstance(meta.version, int)
 assert sess.end_profiling() == ""
 print("ok")
