@@ -23,6 +23,14 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+/* libFuzzer's hooks for a structure-aware mutator (model_mutator.c), and
+ * its own byte mutator, which they fall back on; mutator_check.c supplies
+ * a stand-in for the latter where libFuzzer is not linked. */
+size_t LLVMFuzzerMutate(uint8_t *data, size_t size, size_t max_size);
+size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size, unsigned int seed);
+size_t LLVMFuzzerCustomCrossOver(const uint8_t *data1, size_t size1, const uint8_t *data2,
+                                 size_t size2, uint8_t *out, size_t max_out, unsigned int seed);
+
 #if defined(__GNUC__)
 __attribute__((noreturn, format(printf, 1, 2)))
 #endif

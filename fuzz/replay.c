@@ -13,7 +13,9 @@
  * LLVMFuzzerTestOneInput. A PATH that is a file is always replayed. A
  * broken invariant aborts, as under libFuzzer. Prints the number of files
  * replayed; exits 0, 1 when no file was replayed at all (a folder that lost
- * its files must not pass unnoticed), 2 on a usage or I/O error.
+ * its files must not pass unnoticed) or when the driver's REPLAY_FINISH
+ * function (a compile-time option) returns nonzero, 2 on a usage or I/O
+ * error.
  */
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L
@@ -170,5 +172,10 @@ int main(int argc, char **argv) {
   }
   printf("%lu files replayed\n", replayed);
   if (!ok) return 2;
+#ifdef REPLAY_FINISH
+  /* A driver's own verdict on all the files together. */
+  int REPLAY_FINISH(void);
+  if (replayed > 0 && REPLAY_FINISH() != 0) return 1;
+#endif
   return replayed > 0 ? 0 : 1;
 }

@@ -26,7 +26,8 @@ endif()
 function(onyx_fuzz_executable name target)
   add_executable(${name} ${PROJECT_SOURCE_DIR}/fuzz/fuzz_${target}.c ${ONYX_FUZZ_EXTRA_${target}}
     ${ARGN})
-  target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR}/fuzz ${PROJECT_SOURCE_DIR}/cli)
+  target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR}/fuzz ${PROJECT_SOURCE_DIR}/cli
+    ${PROJECT_SOURCE_DIR}/src)
   target_compile_options(${name} PRIVATE ${ONYX_WARNINGS})
   target_compile_definitions(${name} PRIVATE _POSIX_C_SOURCE=200809L)
   target_link_libraries(${name} PRIVATE onyx_static)
@@ -46,6 +47,36 @@ foreach(target ${ONYX_FUZZ_TARGETS})
     target_link_options(fuzz_${target} PRIVATE -fsanitize=fuzzer)
   endif()
 endforeach()
+
+# The structure-aware mutator (fuzz/model_mutator.c): fuzz_model_graph is
+# fuzz_model with it, so that libFuzzer edits models as graphs rather than
+# bytes. fuzz_model_mutator_check runs it without libFuzzer in every build:
+# chains of mutants of each file, each through fuzz_model's checks
+# (fuzz/mutator_check.c).
+set(ONYX_FUZZ_MUTATOR ${PROJECT_SOURCE_DIR}/fuzz/model_mutator.c)
+add_library(fuzz_model_entry OBJECT ${PROJECT_SOURCE_DIR}/fuzz/fuzz_model.c)
+target_include_directories(fuzz_model_entry PRIVATE ${PROJECT_SOURCE_DIR}/fuzz
+  ${PROJECT_SOURCE_DIR}/include)
+target_compile_options(fuzz_model_entry PRIVATE ${ONYX_WARNINGS})
+target_compile_definitions(fuzz_model_entry PRIVATE LLVMFuzzerTestOneInput=fuzz_model_one_input)
+add_executable(fuzz_model_mutator_check ${PROJECT_SOURCE_DIR}/fuzz/mutator_check.c
+  ${PROJECT_SOURCE_DIR}/fuzz/replay.c ${ONYX_FUZZ_MUTATOR} $<TARGET_OBJECTS:fuzz_model_entry>)
+target_include_directories(fuzz_model_mutator_check PRIVATE ${PROJECT_SOURCE_DIR}/fuzz
+  ${PROJECT_SOURCE_DIR}/src)
+target_compile_options(fuzz_model_mutator_check PRIVATE ${ONYX_WARNINGS})
+target_compile_definitions(fuzz_model_mutator_check PRIVATE _POSIX_C_SOURCE=200809L
+  REPLAY_FINISH=replay_finish)
+target_link_libraries(fuzz_model_mutator_check PRIVATE onyx_static)
+set(ONYX_FUZZ_MUTATOR_INPUTS ${PROJECT_SOURCE_DIR}/examples ${CMAKE_CURRENT_SOURCE_DIR}/regress/model
+  ${ONYX_GENERATED_DIR}/graphs ${ONYX_GENERATED_DIR}/spec)
+add_test(NAME fuzz.mutator.model
+  COMMAND fuzz_model_mutator_check --suffix .onnx ${ONYX_FUZZ_MUTATOR_INPUTS})
+set_tests_properties(fuzz.mutator.model PROPERTIES LABELS fuzz)
+if(ONYX_FUZZ)
+  onyx_fuzz_executable(fuzz_model_graph model ${ONYX_FUZZ_MUTATOR})
+  target_compile_options(fuzz_model_graph PRIVATE -fsanitize=fuzzer)
+  target_link_options(fuzz_model_graph PRIVATE -fsanitize=fuzzer)
+endif()
 
 # The seed corpora through the same checks: every generated model and
 # tensor, Debian's cases for these operators, the bundled example.
