@@ -5,9 +5,12 @@
 #                (leak detection on), the whole CTest suite except the valgrind
 #                tests and those that load the library into programs built
 #                without sanitizers; this build also has the libFuzzer targets.
-#   2. fuzz:     each fuzz target (fuzz/README.md) for FUZZ_SECONDS (default
-#                60) from seed corpora made of the conformance data, with its
-#                dictionary. A crash, leak, timeout or huge allocation fails.
+#   2. fuzz:     each fuzz target (fuzz/README.md), fuzz_model_graph (the
+#                model target with the structure-aware mutator) among them,
+#                for FUZZ_SECONDS (default 60), two at a time, from the
+#                checked-in corpus (fuzz/corpus/) and seeds made of the
+#                conformance data, with its dictionary. A crash, leak,
+#                timeout or huge allocation fails.
 #   3. tsan:     clang with -fsanitize=thread: tests/unit/test_concurrency.c,
 #                the pool and session tests and the multi-threaded
 #                conformance runs.
@@ -68,8 +71,10 @@ if want asan || want fuzz; then
       # library into a program built without the sanitizers (the install
       # test's consumers, Python's ctypes), which cannot work with its
       # runtime missing; the ordinary builds run those.
+      # The label is matched whole, so that a new label that merely
+      # contains the word does not drop tests from this step.
       note "asan: ctest (all but the valgrind, install and Python tests)"
-      if ctest --test-dir "$out/asan" -LE memcheck -E '^(ecosystem\.install|python\..+)$' \
+      if ctest --test-dir "$out/asan" -LE '^memcheck$' -E '^(ecosystem\.install|python\..+)$' \
           -j"$jobs" --output-on-failure >"$out/asan-ctest.log" 2>&1; then
         tail -n 3 "$out/asan-ctest.log"
       else
@@ -87,7 +92,9 @@ fi
 # ---- 2. Fuzzing ---------------------------------------------------------------
 # Seeds: every model and tensor file of the generated cases and of Debian's
 # ONNX test data (up to 16 KiB each), the bundled example, the regression
-# inputs, and numpy-written .npy files.
+# inputs, and numpy-written .npy files. Each run also starts from the
+# checked-in corpus fuzz/corpus/<target> (copied, so that what the run adds
+# stays under $out; fuzz/README.md says how to fold it back in).
 make_seeds() {
   local target="$1" dir="$2" suffix="$3"
   rm -rf "$dir" && mkdir -p "$dir"
@@ -113,13 +120,15 @@ PY
 if want fuzz && [ -x "$out/asan/tests/fuzz_model" ]; then
   t0=$SECONDS
   targets=()
-  for t in model tensor npy; do [ -x "$out/asan/tests/fuzz_$t" ] && targets+=("$t"); done
+  for t in model_graph model tensor npy; do [ -x "$out/asan/tests/fuzz_$t" ] && targets+=("$t"); done
   note "fuzz: ${targets[*]}, $fuzz_seconds s each"
   for t in "${targets[@]}"; do
     d="$out/fuzz/$t"
     mkdir -p "$d/corpus" "$d/artifacts"
+    kept="$root/fuzz/corpus/${t%_graph}"
+    [ -d "$kept" ] && cp -n "$kept"/* "$d/corpus/" 2>/dev/null
     case "$t" in
-      model) make_seeds model "$d/seeds" .onnx; dict=onnx.dict ;;
+      model|model_graph) make_seeds model "$d/seeds" .onnx; dict=onnx.dict ;;
       tensor) make_seeds tensor "$d/seeds" .pb; dict=onnx.dict ;;
       npy)
         rm -rf "$d/seeds" && mkdir -p "$d/seeds"
@@ -147,8 +156,8 @@ if want fuzz && [ -x "$out/asan/tests/fuzz_model" ]; then
       for a in "$d/artifacts"/*; do
         [ -f "$a" ] || continue
         echo "  input: $a"
-        echo "  reproduce: $out/asan/tests/fuzz_${t}_replay $a"
-        echo "  once fixed, keep it: cp $a tests/regress/$t/<what-it-was>"
+        echo "  reproduce: $out/asan/tests/fuzz_${t%_graph}_replay $a"
+        echo "  once fixed, keep it: cp $a tests/regress/${t%_graph}/<what-it-was>"
       done
       failed+=("fuzz_$t (see $d/log)")
     fi

@@ -86,6 +86,11 @@ foreach(dir ${ONYX_DEBIAN_CASES})
     list(APPEND ONYX_FUZZ_SEED_DIRS ${dir})
   endif()
 endforeach()
+# The checked-in corpus (fuzz/corpus/model, the minimized finds of earlier
+# runs, from which scripts/hardening.sh starts).
+add_test(NAME fuzz.replay.model.corpus
+  COMMAND fuzz_model_replay ${PROJECT_SOURCE_DIR}/fuzz/corpus/model)
+set_tests_properties(fuzz.replay.model.corpus PROPERTIES LABELS fuzz)
 add_test(NAME fuzz.replay.model.seeds
   COMMAND fuzz_model_replay --suffix .onnx ${ONYX_FUZZ_SEED_DIRS})
 add_test(NAME fuzz.replay.tensor.seeds
