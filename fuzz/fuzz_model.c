@@ -14,10 +14,16 @@
  *   - every output's size matches its dtype and dims;
  *   - a second run into the caller's buffers gives the same bits;
  *   - a session capped at the scalar kernels gives the same values (NaN for
- *     NaN) as one at the ISA level and thread count the input selects;
+ *     NaN) as one at the ISA level and thread count the input selects, and
+ *     so does one on two threads when the inputs are large enough
+ *     (LARGE_INPUT_BYTES) for onyx to split the work;
  *   - an output buffer one byte short is ONYX_BUFFER_TOO_SMALL and no
  *     buffer is written;
- *   - an input of another element type is ONYX_INPUT_TYPE.
+ *   - an input of another element type is ONYX_INPUT_TYPE; one with a
+ *     dimension more than the model declares, or a fixed dimension changed,
+ *     ONYX_INPUT_SHAPE; one a byte short, or one input too many,
+ *     ONYX_INVALID_ARGUMENT; one without data, or one input too few,
+ *     ONYX_INPUT_MISSING; and none of these allocates an output.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -30,6 +36,8 @@
 #define MAX_INPUT_ELEMS 65536
 #define MAX_INPUT_BYTES (1u << 20)
 #define POISON 0xa5
+/* About where onyx starts to split a run among threads. */
+#define LARGE_INPUT_BYTES (128u * 1024u)
 
 /* Reads every string and list the model describes, so that a dangling or
  * unterminated one shows up under the sanitizers. */
@@ -188,12 +196,10 @@ static void run_into_buffers(onyx_session *s, const onyx_tensor *in, size_t ni,
   free(mine.t);
 }
 
-static void exercise(const onyx_model *m, onyx_session *s, uint64_t *rng) {
-  size_t ni = onyx_session_input_count(s);
-  onyx_tensor *in = calloc(ni + 1, sizeof *in);
-  if (in == NULL) abort();
+/* Shapes and sizes for the session's inputs (data not yet allocated).
+ * Returns 0 when they would need more than the harness allows. */
+static int plan_inputs(onyx_session *s, onyx_tensor *in, size_t ni, uint64_t *rng) {
   size_t total = 0;
-  int skip = 0;
   onyx_error err;
   uint64_t dim_seed = fuzz_next(rng);
   for (size_t i = 0; i < ni; i++) {
@@ -221,14 +227,94 @@ static void exercise(const onyx_model *m, onyx_session *s, uint64_t *rng) {
     }
     int ok;
     size_t count = fuzz_count(in[i].dims, in[i].rank, MAX_INPUT_ELEMS, &ok);
-    if (!ok || count * es > MAX_INPUT_BYTES - total) {
-      skip = 1;
-      break;
-    }
+    if (!ok || count * es > MAX_INPUT_BYTES - total) return 0;
     total += count * es;
     in[i].size = count * es;
   }
-  if (!skip) {
+  return 1;
+}
+
+/* A session with `threads` threads and kernels up to `isa` gives the same
+ * values as the one that gave `first`. */
+static void check_against(const onyx_model *m, const onyx_tensor *in, size_t ni,
+                          const outputs *first, unsigned threads, onyx_isa isa, const char *what) {
+  onyx_session_options opts;
+  onyx_session_options_init(&opts);
+  opts.threads = threads;
+  opts.isa_cap = isa;
+  onyx_session *ref = NULL;
+  onyx_error err;
+  if (fuzz_check("onyx_session_create", onyx_session_create(m, &opts, &ref, &err), &err) != ONYX_OK)
+    fuzz_die("a %s failed where another succeeded: %.512s", what, err.message);
+  outputs second = {0, NULL};
+  if (run_alloc(ref, in, ni, &second) != ONYX_OK) fuzz_die("the %s's run failed", what);
+  compare(first, &second, what);
+  outputs_free(&second);
+  onyx_session_free(ref);
+}
+
+/* A run on inputs that break the rules fails with `want`, allocating no
+ * output. */
+static void expect_run_error(onyx_session *s, const onyx_tensor *in, size_t ni, onyx_status want,
+                             const char *what) {
+  onyx_error err;
+  outputs bad = {onyx_session_output_count(s), NULL};
+  bad.t = calloc(bad.n + 1, sizeof *bad.t);
+  if (bad.t == NULL) abort();
+  onyx_status st =
+      fuzz_check("onyx_session_run", onyx_session_run(s, in, ni, bad.t, bad.n, &err), &err);
+  if (st != want)
+    fuzz_die("%s gave %s, not %s", what, onyx_status_name(st), onyx_status_name(want));
+  for (size_t o = 0; o < bad.n; o++)
+    if (bad.t[o].data != NULL) fuzz_die("%s left output %zu allocated", what, o);
+  free(bad.t);
+}
+
+/* Inputs that a valid run turn invalid, one rule at a time: another
+ * element type, one dimension more than the model declares, a fixed
+ * dimension one larger, one byte short, no data, one input too few or too
+ * many. (in has room for ni + 1 inputs.) */
+static void check_bad_inputs(onyx_session *s, onyx_tensor *in, size_t ni) {
+  expect_run_error(s, in, ni + 1, ONYX_INVALID_ARGUMENT, "one input too many");
+  if (ni == 0) return;
+  onyx_tensor saved = in[0];
+  onyx_value_info info;
+  onyx_error err;
+  if (onyx_session_input_info(s, 0, &info, &err) != ONYX_OK) fuzz_die("no input info 0");
+  in[0].dtype = in[0].dtype == ONYX_DTYPE_FLOAT ? ONYX_DTYPE_INT32 : ONYX_DTYPE_FLOAT;
+  expect_run_error(s, in, ni, ONYX_INPUT_TYPE, "an input of the wrong type");
+  in[0] = saved;
+  if (info.has_shape && in[0].rank < ONYX_MAX_RANK) {
+    in[0].dims[in[0].rank++] = 1;
+    expect_run_error(s, in, ni, ONYX_INPUT_SHAPE, "an input of one dimension more");
+    in[0] = saved;
+  }
+  for (uint32_t d = 0; info.has_shape && d < info.rank; d++)
+    if (info.dims[d] >= 0) {
+      in[0].dims[d]++;
+      expect_run_error(s, in, ni, ONYX_INPUT_SHAPE, "an input with a fixed dimension changed");
+      in[0] = saved;
+      break;
+    }
+  if (in[0].size > 0) {
+    in[0].size--;
+    expect_run_error(s, in, ni, ONYX_INVALID_ARGUMENT, "an input one byte short");
+    in[0].size++;
+    in[0].data = NULL;
+    expect_run_error(s, in, ni, ONYX_INPUT_MISSING, "an input without data");
+    in[0] = saved;
+  }
+  expect_run_error(s, in, ni - 1, ONYX_INPUT_MISSING, "one input too few");
+}
+
+static void exercise(const onyx_model *m, onyx_session *s, uint64_t *rng) {
+  size_t ni = onyx_session_input_count(s);
+  onyx_tensor *in = calloc(ni + 1, sizeof *in);
+  if (in == NULL) abort();
+  size_t total = 0;
+  if (plan_inputs(s, in, ni, rng)) {
+    for (size_t i = 0; i < ni; i++) total += in[i].size;
+    int large = total >= LARGE_INPUT_BYTES;
     for (size_t i = 0; i < ni; i++) {
       in[i].data = malloc(in[i].size ? in[i].size : 1);
       if (in[i].data == NULL) abort();
@@ -243,34 +329,11 @@ static void exercise(const onyx_model *m, onyx_session *s, uint64_t *rng) {
           run_into_buffers(s, in, ni, &first, o, 1);
           break;
         }
-      /* The scalar kernels on one thread are the reference. */
-      onyx_session_options opts;
-      onyx_session_options_init(&opts);
-      opts.threads = 1;
-      opts.isa_cap = ONYX_ISA_SCALAR;
-      onyx_session *ref = NULL;
-      if (fuzz_check("onyx_session_create", onyx_session_create(m, &opts, &ref, &err), &err) !=
-          ONYX_OK)
-        fuzz_die("a scalar session failed where another succeeded: %.512s", err.message);
-      outputs second = {0, NULL};
-      if (run_alloc(ref, in, ni, &second) != ONYX_OK) fuzz_die("the scalar session's run failed");
-      compare(&first, &second, "scalar session");
-      outputs_free(&second);
-      onyx_session_free(ref);
-      if (ni > 0) {
-        onyx_tensor saved = in[0];
-        in[0].dtype = in[0].dtype == ONYX_DTYPE_FLOAT ? ONYX_DTYPE_INT32 : ONYX_DTYPE_FLOAT;
-        outputs bad = {0, NULL};
-        bad.n = first.n;
-        bad.t = calloc(bad.n + 1, sizeof *bad.t);
-        if (bad.t == NULL) abort();
-        onyx_status st = fuzz_check("onyx_session_run",
-                                    onyx_session_run(s, in, ni, bad.t, bad.n, &err), &err);
-        if (st != ONYX_INPUT_TYPE)
-          fuzz_die("an input of the wrong type gave %s", onyx_status_name(st));
-        outputs_free(&bad);
-        in[0] = saved;
-      }
+      /* The scalar kernels on one thread are the reference; inputs large
+       * enough to be split among threads are run on two as well. */
+      check_against(m, in, ni, &first, 1, ONYX_ISA_SCALAR, "scalar session");
+      if (large) check_against(m, in, ni, &first, 2, ONYX_ISA_BEST, "two-thread session");
+      check_bad_inputs(s, in, ni);
     }
     outputs_free(&first);
   }

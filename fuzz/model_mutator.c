@@ -326,7 +326,10 @@ static const uint64_t dtypes[] = {
         0, 8, 9, 14, 17, 22, 99};
 #define KNOWN_DTYPES (sizeof dtypes / sizeof dtypes[0] - 7)
 
-static const int64_t dim_values[] = {0, 1, 1, 2, 3, 4, 7, 16, -1, 1 << 20};
+/* Small sizes mostly; 256 and 65536 make inputs large enough for a run
+ * on two threads to split the work (fuzz_model runs up to 65536 elements
+ * per input); -1 and 2^20 must be refused or skipped. */
+static const int64_t dim_values[] = {0, 1, 1, 2, 3, 4, 7, 16, 256, 65536, -1, 1 << 20};
 
 /* 0, -0, 1, -1, 0.5, -2.5, 1e30, inf, -inf, NaN */
 static const uint32_t float_bits[] = {0x00000000, 0x80000000, 0x3f800000, 0xbf800000, 0x3f000000,
@@ -717,9 +720,24 @@ static void edit_input(ctx *c, msg *model, msg *g) {
   feed(c, g, v);
 }
 
+/* Gives a shape 65536 elements: one dim of 65536, or two of 256, the
+ * others 1. Large enough for a run on two threads to split the work. */
+static void make_large(ctx *c, msg *shape) {
+  size_t n = count_of(shape, SHAPE_DIM), big = n ? (size_t)below(c, n) : 0, k = 0;
+  int two = n > 1 && one_in(c, 2);
+  for (size_t i = 0; i < shape->n; i++) {
+    msg *dim = shape->f[i].sub;
+    if (shape->f[i].num != SHAPE_DIM || dim == NULL) continue;
+    int64_t v = k == big ? (two ? 256 : 65536) : k == (big + 1) % n && two ? 256 : 1;
+    remove_all(dim, DIM_PARAM);
+    set_uint(c, dim, DIM_VALUE, (uint64_t)v);
+    k++;
+  }
+}
+
 /* Changes the element type or shape of a graph input, output or
  * value_info entry: a dim's value or name, one dim more or less, no shape,
- * or a new type altogether. */
+ * a large shape, or a new type altogether. */
 static void edit_type(ctx *c, msg *model, msg *g) {
   (void)model;
   field *f = pick_value(c, g);
@@ -728,8 +746,9 @@ static void edit_type(ctx *c, msg *model, msg *g) {
   msg *tt = sub_of(c, type, TYPE_TENSOR, TTYPE);
   msg *shape = sub_of(c, tt, TTYPE_SHAPE, SHAPE);
   msg *dim = pick_sub(c, shape, SHAPE_DIM);
-  switch (below(c, 6)) {
+  switch (below(c, 7)) {
     case 0: set_uint(c, tt, TTYPE_ELEM, pick_dtype(c)); break;
+    case 6: make_large(c, shape); break;
     case 1:
       if (count_of(shape, SHAPE_DIM) < 8) set_dim(c, add_sub(c, shape, SHAPE_DIM, DIM));
       break;
