@@ -134,6 +134,16 @@ if(ONYX_VALGRIND)
     COMMAND ${ONYX_MEMCHECK_STRICT} $<TARGET_FILE:fuzz_model_replay> --suffix .onnx
       ${ONYX_GENERATED_DIR}/bad ${ONYX_GENERATED_DIR}/graphs ${ONYX_GENERATED_DIR}/spec)
   list(APPEND ONYX_MEMCHECK_TESTS fuzz.replay.model.seeds.memcheck)
+  # The checked-in corpus (about 10 s), and the mutator's own check on
+  # the spec cases, the example and the regressions (about 25 s).
+  add_test(NAME fuzz.replay.model.corpus.memcheck
+    COMMAND ${ONYX_MEMCHECK_STRICT} $<TARGET_FILE:fuzz_model_replay>
+      ${PROJECT_SOURCE_DIR}/fuzz/corpus/model)
+  add_test(NAME fuzz.mutator.model.memcheck
+    COMMAND ${ONYX_MEMCHECK_STRICT} $<TARGET_FILE:fuzz_model_mutator_check> --suffix .onnx
+      ${PROJECT_SOURCE_DIR}/examples ${CMAKE_CURRENT_SOURCE_DIR}/regress/model
+      ${ONYX_GENERATED_DIR}/spec)
+  list(APPEND ONYX_MEMCHECK_TESTS fuzz.replay.model.corpus.memcheck fuzz.mutator.model.memcheck)
   set_tests_properties(${ONYX_MEMCHECK_TESTS} PROPERTIES LABELS memcheck TIMEOUT 900
     FAIL_REGULAR_EXPRESSION "==[0-9]+==")
 endif()
