@@ -723,7 +723,9 @@ static void edit_input(ctx *c, msg *model, msg *g) {
 /* Gives a shape 65536 elements: one dim of 65536, or two of 256, the
  * others 1. Large enough for a run on two threads to split the work. */
 static void make_large(ctx *c, msg *shape) {
-  size_t n = count_of(shape, SHAPE_DIM), big = n ? (size_t)below(c, n) : 0, k = 0;
+  size_t n = count_of(shape, SHAPE_DIM);
+  if (n == 0) return;
+  size_t big = (size_t)below(c, n), k = 0;
   int two = n > 1 && one_in(c, 2);
   for (size_t i = 0; i < shape->n; i++) {
     msg *dim = shape->f[i].sub;
