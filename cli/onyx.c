@@ -1207,7 +1207,8 @@ static int list_dir(const char *dir, str_list *out, int skip_hidden) {
     ok = 0;
   }
   closedir(d);
-  if (ok) qsort(out->items, out->len, sizeof *out->items, cmp_str);
+  /* qsort's pointer must be valid even for no items: an empty folder has none. */
+  if (ok && out->len > 0) qsort(out->items, out->len, sizeof *out->items, cmp_str);
   return ok;
 }
 

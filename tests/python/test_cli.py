@@ -10,6 +10,7 @@ import re
 import subprocess
 import sys
 import tempfile
+import time
 import unittest
 
 import numpy as np
@@ -27,7 +28,9 @@ def onyx(*args, cwd=None):
                           cwd=cwd)
 
 
-class Npy(unittest.TestCase):
+class InTempDir(unittest.TestCase):
+    """A test case with a fresh temporary folder, self.dir."""
+
     def setUp(self):
         self.tmp = tempfile.TemporaryDirectory()
         self.dir = self.tmp.name
@@ -37,6 +40,9 @@ class Npy(unittest.TestCase):
 
     def path(self, name):
         return os.path.join(self.dir, name)
+
+
+class Npy(InTempDir):
 
     def save(self, name, array):
         np.save(self.path(name), array)
@@ -171,6 +177,52 @@ class Npy(unittest.TestCase):
         r = onyx("run", EXAMPLE, "--input", "x=" + good, "--format", "csv")
         self.assertEqual(r.returncode, 2)
         self.assertIn("--format: 'csv' is not pb or npy", r.stderr)
+
+
+def write_case(folder, op="Ceil"):
+    """A backend-test case folder: model.onnx and test_data_set_0 with one
+    input and the output numpy computes."""
+    os.makedirs(os.path.join(folder, "test_data_set_0"))
+    with open(os.path.join(folder, "model.onnx"), "wb") as f:
+        f.write(modelgen.one_node(op, TensorProto.FLOAT, [3]))
+    x = np.array([-1.5, 0.25, 2.5], dtype=np.float32)
+    y = {"Ceil": np.ceil, "Floor": np.floor}[op](x)
+    for name, value in (("input_0.pb", x), ("output_0.pb", y)):
+        with open(os.path.join(folder, "test_data_set_0", name), "wb") as f:
+            f.write(numpy_helper.from_array(value).SerializeToString())
+
+
+class Walk(InTempDir):
+    """`onyx test` copes with empty and unreadable folders."""
+
+    def run_test(self, *args, timeout=60):
+        return subprocess.run([ONYX, "test"] + [str(a) for a in args], capture_output=True,
+                              text=True, timeout=timeout)
+
+    def test_empty_folder(self):
+        empty = os.path.join(self.dir, "empty")
+        os.mkdir(empty)
+        r = self.run_test(empty)
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertEqual(r.stdout, "0 passed, 0 failed\n")
+        # The only line: no sanitizer report ("runtime error: null pointer").
+        self.assertEqual(r.stderr, "onyx: no test case found (a case folder holds model.onnx)\n")
+
+    def test_unreadable_folder(self):
+        write_case(os.path.join(self.dir, "a", "case"))
+        locked = os.path.join(self.dir, "b")
+        os.mkdir(locked)
+        os.chmod(locked, 0)
+        try:
+            if os.access(locked, os.R_OK):
+                print("SKIP unreadable folder: this user reads any folder (root)")
+                return
+            r = self.run_test(self.dir)
+            self.assertEqual(r.returncode, 3, r.stderr)
+            self.assertEqual(r.stdout, "1 passed, 0 failed\n")
+            self.assertEqual(r.stderr, "onyx: %s: Permission denied\n" % locked)
+        finally:
+            os.chmod(locked, 0o755)
 
 
 class Bench(unittest.TestCase):
