@@ -486,9 +486,9 @@ static const char HELP_TEST[] =
     "Runs ONNX backend-test cases. A case folder holds model.onnx and\n"
     "test_data_set_N/ folders with input_K.pb and output_K.pb files. A PATH\n"
     "without model.onnx is searched recursively (in name order, skipping names\n"
-    "that start with '.') for case folders. Every output must match\n"
-    "output_K.pb bit for bit (same type, shape and bytes), except that any NaN\n"
-    "matches any NaN.\n"
+    "that start with '.', following links but visiting each folder once) for\n"
+    "case folders. Every output must match output_K.pb bit for bit (same\n"
+    "type, shape and bytes), except that any NaN matches any NaN.\n"
     "\n"
     "Prints 'FAIL CASE: REASON' for each failing case ('ok CASE' too with -v)\n"
     "and ends with 'N passed, N failed'.\n"
@@ -1221,24 +1221,69 @@ static int is_case_dir(const char *dir) {
   return r;
 }
 
-/* A folder on the current search path, to skip symbolic-link loops. */
-typedef struct dir_id {
+/* The folders a walk has visited, by device and inode, so that each is
+ * visited once however many paths (symbolic links) lead to it: a walk then
+ * costs one visit per folder, even on link diamonds, and ends on loops.
+ * Open addressing with linear probing, grown at half full. */
+typedef struct dir_key {
   dev_t dev;
   ino_t ino;
-  const struct dir_id *parent;
-} dir_id;
+  int used;
+} dir_key;
 
-/* Adds the case folders under dir (sorted by name) to cases.
- * Returns 0 if some folder could not be read (after reporting it). */
-static int find_cases(const char *dir, const dir_id *parent, str_list *cases) {
+typedef struct dir_set {
+  dir_key *slots;
+  size_t len, cap; /* cap: 0 or a power of two */
+} dir_set;
+
+static size_t dir_slot(const dir_set *s, dev_t dev, ino_t ino) {
+  uint64_t h = ((uint64_t)ino ^ ((uint64_t)dev << 32 | (uint64_t)dev >> 32)) *
+               0x9E3779B97F4A7C15ULL;
+  size_t i = (size_t)(h >> 32) & (s->cap - 1);
+  while (s->slots[i].used && (s->slots[i].dev != dev || s->slots[i].ino != ino))
+    i = (i + 1) & (s->cap - 1);
+  return i;
+}
+
+static int dir_set_grow(dir_set *s) {
+  dir_set bigger = {calloc(s->cap ? s->cap * 2 : 64, sizeof(dir_key)), s->len,
+                    s->cap ? s->cap * 2 : 64};
+  if (!bigger.slots) return 0;
+  for (size_t i = 0; i < s->cap; i++)
+    if (s->slots[i].used) bigger.slots[dir_slot(&bigger, s->slots[i].dev, s->slots[i].ino)] =
+        s->slots[i];
+  free(s->slots);
+  *s = bigger;
+  return 1;
+}
+
+/* Adds the folder sb describes. Returns 1 if it is new, 0 if it was visited
+ * already, -1 when out of memory. */
+static int dir_set_add(dir_set *s, const struct stat *sb) {
+  if (2 * (s->len + 1) > s->cap && !dir_set_grow(s)) return -1;
+  dir_key *k = &s->slots[dir_slot(s, sb->st_dev, sb->st_ino)];
+  if (k->used) return 0;
+  k->dev = sb->st_dev;
+  k->ino = sb->st_ino;
+  k->used = 1;
+  s->len++;
+  return 1;
+}
+
+/* Adds the case folders under dir (sorted by name) to cases, skipping
+ * folders in visited and adding those it walks. Returns 0 if some folder
+ * could not be read (after reporting it). */
+static int find_cases(const char *dir, dir_set *visited, str_list *cases) {
   struct stat sb;
   if (stat(dir, &sb) != 0) {
     fprintf(stderr, "onyx: %s: %s\n", dir, strerror(errno));
     return 0;
   }
-  for (const dir_id *p = parent; p; p = p->parent)
-    if (p->dev == sb.st_dev && p->ino == sb.st_ino) return 1; /* a loop */
-  dir_id self = {sb.st_dev, sb.st_ino, parent};
+  int added = dir_set_add(visited, &sb);
+  if (added <= 0) {
+    if (added < 0) cli_error_oom();
+    return added == 0;
+  }
   str_list names = {0};
   if (!list_dir(dir, &names, 1)) {
     list_free(&names);
@@ -1258,13 +1303,16 @@ static int find_cases(const char *dir, const dir_id *parent, str_list *cases) {
       continue;
     }
     if (is_case_dir(child)) {
-      if (!list_push(cases, child)) {
+      int fresh = dir_set_add(visited, &cs);
+      if (fresh < 0 || (fresh && !list_push(cases, child))) {
         cli_error_oom();
+        if (fresh < 0) free(child);
         ok = 0;
         break;
       }
+      if (!fresh) free(child);
     } else {
-      if (!find_cases(child, &self, cases)) ok = 0;
+      if (!find_cases(child, visited, cases)) ok = 0;
       free(child);
     }
   }
@@ -1585,6 +1633,7 @@ static int cmd_test(cli_args *a) {
     return CLI_USAGE;
   }
   str_list cases = {0};
+  dir_set visited = {0};
   int read_error = 0;
   for (size_t i = 0; i < a->n_positional; i++) {
     const char *p = a->positional[i];
@@ -1596,16 +1645,19 @@ static int cmd_test(cli_args *a) {
       fprintf(stderr, "onyx: %s: not a folder\n", p);
       read_error = 1;
     } else if (is_case_dir(p)) {
-      char *copy = str_printf("%s", p);
-      if (!copy || !list_push(&cases, copy)) {
+      int fresh = dir_set_add(&visited, &sb);
+      char *copy = fresh > 0 ? str_printf("%s", p) : NULL;
+      if (fresh < 0 || (fresh && (!copy || !list_push(&cases, copy)))) {
         cli_error_oom();
         list_free(&cases);
+        free(visited.slots);
         return CLI_ERROR;
       }
-    } else if (!find_cases(p, NULL, &cases)) {
+    } else if (!find_cases(p, &visited, &cases)) {
       read_error = 1;
     }
   }
+  free(visited.slots);
 
   size_t passed = 0, failed = 0;
   for (size_t i = 0; i < cases.len; i++) {

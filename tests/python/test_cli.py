@@ -193,7 +193,8 @@ def write_case(folder, op="Ceil"):
 
 
 class Walk(InTempDir):
-    """`onyx test` copes with empty and unreadable folders."""
+    """`onyx test` visits each folder once, whatever the links, and copes with
+    empty and unreadable folders."""
 
     def run_test(self, *args, timeout=60):
         return subprocess.run([ONYX, "test"] + [str(a) for a in args], capture_output=True,
@@ -223,6 +224,46 @@ class Walk(InTempDir):
             self.assertEqual(r.stderr, "onyx: %s: Permission denied\n" % locked)
         finally:
             os.chmod(locked, 0o755)
+
+    def test_diamond(self):
+        """Folder i links twice to folder i+1: 2^30 paths to one case. Walked
+        path by path, this takes hours; each folder once, milliseconds."""
+        depth = 30
+        for i in range(depth + 1):
+            os.mkdir(os.path.join(self.dir, "d%d" % i))
+        for i in range(depth):
+            for link in ("a", "b"):
+                os.symlink(os.path.join(self.dir, "d%d" % (i + 1)),
+                           os.path.join(self.dir, "d%d" % i, link))
+        write_case(os.path.join(self.dir, "d%d" % depth, "case"))
+        start = time.monotonic()
+        r = self.run_test("-v", os.path.join(self.dir, "d0"), timeout=30)
+        seconds = time.monotonic() - start
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.stdout.splitlines(), [
+            "ok %s" % os.path.join(self.dir, "d0", *(["a"] * depth), "case"),
+            "1 passed, 0 failed"])
+        self.assertLess(seconds, 10)
+
+    def test_loops(self):
+        """A link to an ancestor, and two folders that link to each other."""
+        root = os.path.join(self.dir, "root")
+        write_case(os.path.join(root, "case"))
+        os.symlink(root, os.path.join(root, "up"))
+        os.makedirs(os.path.join(root, "x"))
+        os.makedirs(os.path.join(root, "y"))
+        os.symlink(os.path.join(root, "y"), os.path.join(root, "x", "to_y"))
+        os.symlink(os.path.join(root, "x"), os.path.join(root, "y", "to_x"))
+        write_case(os.path.join(root, "y", "case2"), "Floor")
+        r = self.run_test("-v", root)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.stdout.splitlines(), [
+            "ok %s" % os.path.join(root, "case"),
+            "ok %s" % os.path.join(root, "x", "to_y", "case2"),
+            "2 passed, 0 failed"])
+        # The same folder twice on the command line is run once.
+        r = self.run_test(root, os.path.join(root, "up"))
+        self.assertEqual(r.stdout, "2 passed, 0 failed\n")
 
 
 class Bench(unittest.TestCase):
