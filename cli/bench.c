@@ -217,7 +217,7 @@ static int resolve_shape(const char *model, const onyx_value_info *v, shape_arg 
     if (!v->has_shape) return CLI_OK;
     if (*rank != v->rank) {
       fprintf(stderr, "onyx: %s: --shape %s: input '%s' has rank %" PRIu32 ", not %" PRIu32 "\n",
-              model, whole->spec, v->name, v->rank, *rank);
+              cli_esc(model), cli_esc(whole->spec), cli_esc(v->name), v->rank, *rank);
       return CLI_USAGE;
     }
     for (uint32_t d = 0; d < v->rank; d++) {
@@ -225,17 +225,18 @@ static int resolve_shape(const char *model, const onyx_value_info *v, shape_arg 
         fprintf(stderr,
                 "onyx: %s: --shape %s: dimension %" PRIu32 " of input '%s' is %" PRId64
                 " in the model\n",
-                model, whole->spec, d, v->name, v->dims[d]);
+                cli_esc(model), cli_esc(whole->spec), d, cli_esc(v->name), v->dims[d]);
         return CLI_USAGE;
       }
     }
     return CLI_OK;
   }
+  const char *name = cli_esc(v->name);
   if (!v->has_shape) {
     fprintf(stderr,
             "onyx: %s: input '%s' declares no shape: give one with --shape %s=DIMS (such as "
             "2x3)\n",
-            model, v->name, v->name);
+            cli_esc(model), name, name);
     return CLI_USAGE;
   }
   int rc = CLI_OK;
@@ -260,13 +261,13 @@ static int resolve_shape(const char *model, const onyx_value_info *v, shape_arg 
       fprintf(stderr,
               "onyx: %s: input '%s': dimension %" PRIu32 " is the symbolic '%s': give its size "
               "with --shape %s=SIZE (or the input's shape with --shape %s=DIMS)\n",
-              model, v->name, d, dim_name, dim_name, v->name);
+              cli_esc(model), name, d, cli_esc(dim_name), cli_esc(dim_name), name);
       rc = CLI_USAGE;
     } else {
       fprintf(stderr,
               "onyx: %s: input '%s': dimension %" PRIu32 " has no fixed size: give the input's "
               "shape with --shape %s=DIMS\n",
-              model, v->name, d, v->name);
+              cli_esc(model), name, d, name);
       rc = CLI_USAGE;
     }
   }
@@ -525,10 +526,10 @@ static int per_node(const onyx_model *model, const onyx_session *session,
          runs, warmup);
   for (size_t i = 0; i < n_nodes; i++) {
     const onyx_node_info *nd = &nodes[i];
-    printf("  node %zu %s", i, nd->op_type);
-    if (nd->name && nd->name[0]) printf(" '%s'", nd->name);
+    printf("  node %zu %s", i, cli_esc(nd->op_type));
+    if (nd->name && nd->name[0]) printf(" '%s'", cli_esc(nd->name));
     if (!res[i].timed) {
-      printf(": %s\n", res[i].note);
+      printf(": %s\n", cli_esc(res[i].note));
       continue;
     }
     printf(" %s ", onyx_dtype_name(res[i].dtype));
@@ -636,8 +637,9 @@ int cli_bench(cli_args *a) {
         known = in_info[i].dims[d] < 0 && name_is(&shapes[k], in_info[i].dim_names[d]);
     if (!known) {
       fprintf(stderr, "onyx: %s: --shape %s: the model has no input or symbolic dimension "
-                      "named '%.*s'\n",
-              model_path, shapes[k].spec, (int)shapes[k].name_len, shapes[k].spec);
+                      "named '%s'\n",
+              cli_esc(model_path), cli_esc(shapes[k].spec),
+              cli_esc_n(shapes[k].spec, shapes[k].name_len));
       rc = CLI_USAGE;
     }
   }
@@ -651,7 +653,8 @@ int cli_bench(cli_args *a) {
     int ok;
     size_t bytes = shape_bytes(inputs[i].dtype, inputs[i].rank, inputs[i].dims, &count, &ok);
     if (!ok) {
-      fprintf(stderr, "onyx: %s: input '%s' is too large\n", model_path, in_info[i].name);
+      fprintf(stderr, "onyx: %s: input '%s' is too large\n", cli_esc(model_path),
+              cli_esc(in_info[i].name));
       rc = CLI_ERROR;
       goto done;
     }
@@ -707,15 +710,17 @@ int cli_bench(cli_args *a) {
   double sum = 0;
   for (size_t i = 0; i < tm.n; i++) sum += tm.t[i];
 
-  printf("model: %s\n", model_path);
+  printf("model: %s\n", cli_esc(model_path));
   printf("inputs:");
   for (size_t i = 0; i < n_in; i++) {
-    printf("%s %s %s ", i ? "," : "", in_info[i].name, onyx_dtype_name(inputs[i].dtype));
+    printf("%s %s %s ", i ? "," : "", cli_esc(in_info[i].name),
+           onyx_dtype_name(inputs[i].dtype));
     print_dims(stdout, inputs[i].rank, inputs[i].dims);
   }
   printf("%s\noutputs:", n_in ? "" : " (none)");
   for (size_t i = 0; i < n_out; i++) {
-    printf("%s %s %s ", i ? "," : "", out_info[i].name, onyx_dtype_name(outputs[i].dtype));
+    printf("%s %s %s ", i ? "," : "", cli_esc(out_info[i].name),
+           onyx_dtype_name(outputs[i].dtype));
     print_dims(stdout, outputs[i].rank, outputs[i].dims);
   }
   printf("\nsession: threads %" PRIu32 "%s, isa cap %s (detected %s)\n", a->opts.threads,

@@ -39,6 +39,19 @@ typedef struct cli_args {
   int progress;
 } cli_args;
 
+/*
+ * Text as the command prints it: bytes outside printable ASCII (0x20 to
+ * 0x7e) as \xNN, a backslash as \\, so that no name from a model or a
+ * folder can move the cursor, clear a terminal or start a line of its own.
+ * Returns s itself when nothing needs escaping, else a copy in one of 8
+ * per-thread slots that the 9th call from the same thread reuses: use the
+ * result at once (one printf may show up to 8). cli_esc_n escapes the len
+ * bytes at s. cli_esc_release frees the calling thread's slots.
+ */
+const char *cli_esc(const char *s);
+const char *cli_esc_n(const char *s, size_t len);
+void cli_esc_release(void);
+
 /* Prints "onyx: out of memory" to stderr. */
 void cli_error_oom(void);
 

@@ -43,6 +43,65 @@
 
 void cli_error_oom(void) { fprintf(stderr, "onyx: out of memory\n"); }
 
+/* Text that needs escaping is copied into one of a few slots per thread, so
+ * that one printf can show several names; each slot keeps the largest copy
+ * it held until cli_esc_release. */
+#define ESC_SLOTS 8
+
+static _Thread_local struct esc_slot {
+  char *text;
+  size_t cap;
+} esc_slots[ESC_SLOTS];
+static _Thread_local unsigned esc_next;
+
+/* Whether byte c is printed as an escape: anything outside printable ASCII,
+ * and the backslash that starts an escape. */
+static int needs_escape(unsigned char c) { return c < 0x20 || c > 0x7e || c == '\\'; }
+
+const char *cli_esc_n(const char *s, size_t len) {
+  size_t need = 1;
+  for (size_t i = 0; i < len; i++)
+    need += needs_escape((unsigned char)s[i]) ? (s[i] == '\\' ? 2 : 4) : 1;
+  struct esc_slot *slot = &esc_slots[esc_next++ % ESC_SLOTS];
+  if (need > slot->cap) {
+    char *text = realloc(slot->text, need);
+    if (!text) return "<out of memory>";
+    slot->text = text;
+    slot->cap = need;
+  }
+  char *o = slot->text;
+  for (size_t i = 0; i < len; i++) {
+    unsigned char c = (unsigned char)s[i];
+    if (!needs_escape(c)) {
+      *o++ = (char)c;
+    } else if (c == '\\') {
+      *o++ = '\\';
+      *o++ = '\\';
+    } else {
+      o += snprintf(o, 5, "\\x%02x", c);
+    }
+  }
+  *o = '\0';
+  return slot->text;
+}
+
+const char *cli_esc(const char *s) {
+  if (!s) return "";
+  size_t len = 0;
+  int clean = 1;
+  for (; s[len]; len++)
+    if (needs_escape((unsigned char)s[len])) clean = 0;
+  return clean ? s : cli_esc_n(s, len);
+}
+
+void cli_esc_release(void) {
+  for (unsigned i = 0; i < ESC_SLOTS; i++) {
+    free(esc_slots[i].text);
+    esc_slots[i].text = NULL;
+    esc_slots[i].cap = 0;
+  }
+}
+
 /* The message of a failed call, without a leading "FILE: " when it already
  * names file (so that lines do not repeat the path). */
 static const char *error_text(const char *file, onyx_status st, const onyx_error *err) {
@@ -56,7 +115,8 @@ static const char *error_text(const char *file, onyx_status st, const onyx_error
 
 /* Reports a failed onyx call: "onyx: FILE: message (ONYX_STATUS)". */
 void cli_report(const char *file, onyx_status st, const onyx_error *err) {
-  fprintf(stderr, "onyx: %s: %s (%s)\n", file, error_text(file, st, err), onyx_status_name(st));
+  fprintf(stderr, "onyx: %s: %s (%s)\n", cli_esc(file), cli_esc(error_text(file, st, err)),
+          onyx_status_name(st));
 }
 
 void cli_reset_error(onyx_error *err) {
@@ -412,13 +472,20 @@ enum {
 
 void cli_usage_error(const char *command, const char *fmt, ...) {
   va_list ap;
-  fputs("onyx: ", stderr);
   va_start(ap, fmt);
-  vfprintf(stderr, fmt, ap);
+  int n = vsnprintf(NULL, 0, fmt, ap);
   va_end(ap);
-  fputc('\n', stderr);
+  char *msg = n < 0 ? NULL : malloc((size_t)n + 1);
+  if (msg) {
+    va_start(ap, fmt);
+    vsnprintf(msg, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+  }
+  /* The arguments quote the command line, which may hold any bytes. */
+  fprintf(stderr, "onyx: %s\n", msg ? cli_esc(msg) : "out of memory");
+  free(msg);
   if (command)
-    fprintf(stderr, "Try 'onyx %s --help'.\n", command);
+    fprintf(stderr, "Try 'onyx %s --help'.\n", cli_esc(command));
   else
     fputs("Try 'onyx --help'.\n", stderr);
 }
@@ -791,9 +858,64 @@ int cli_open_model(const char *path, const onyx_session_options *opts, onyx_mode
 
 /* ---- onyx run ----------------------------------------------------------- */
 
+/* The longest output name used as a file name as it is: with ".npy" it
+ * stays within NAME_MAX (255 bytes) on the common file systems. */
+#define MAX_FILE_NAME 250
+
+/* Whether an output's name can be its file's name as it is: not empty, "."
+ * or "..", at most MAX_FILE_NAME bytes, without '/' and without anything
+ * cli_esc escapes (so that the name printed is the file's name, and no
+ * file name holds a control character). */
 static int safe_file_name(const char *name) {
-  return name[0] != '\0' && strcmp(name, ".") != 0 && strcmp(name, "..") != 0 &&
-         !strchr(name, '/');
+  size_t len = strlen(name);
+  if (len == 0 || len > MAX_FILE_NAME || strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
+    return 0;
+  for (size_t i = 0; i < len; i++)
+    if (name[i] == '/' || needs_escape((unsigned char)name[i])) return 0;
+  return 1;
+}
+
+static int cmp_str_ptr(const void *a, const void *b) {
+  return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static void free_strings(char **s, size_t n) {
+  if (s)
+    for (size_t i = 0; i < n; i++) free(s[i]);
+  free(s);
+}
+
+/*
+ * The file names (without extension) of n outputs: an output's own name
+ * when safe_file_name accepts it, else "output_K" with K its index, and '_'
+ * added while another output has that name. The safe names are sorted for
+ * that look-up, so this costs O(n log n). Returns NULL when out of memory.
+ */
+static char **output_file_names(const onyx_value_info *info, size_t n) {
+  char **names = calloc(n ? n : 1, sizeof *names);
+  const char **taken = calloc(n ? n : 1, sizeof *taken);
+  size_t n_taken = 0;
+  int ok = names && taken;
+  for (size_t i = 0; ok && i < n; i++)
+    if (safe_file_name(info[i].name)) taken[n_taken++] = info[i].name;
+  if (ok && n_taken > 0) qsort(taken, n_taken, sizeof *taken, cmp_str_ptr);
+  for (size_t i = 0; ok && i < n; i++) {
+    if (safe_file_name(info[i].name)) {
+      ok = (names[i] = str_printf("%s", info[i].name)) != NULL;
+      continue;
+    }
+    strbuf sb = {0};
+    sb_printf(&sb, "output_%zu", i);
+    while (!sb.oom && n_taken > 0 &&
+           bsearch(&sb.data, taken, n_taken, sizeof *taken, cmp_str_ptr))
+      sb_printf(&sb, "_");
+    ok = !sb.oom;
+    names[i] = sb.data;
+  }
+  free(taken);
+  if (ok) return names;
+  free_strings(names, n);
+  return NULL;
 }
 
 /* Creates dir and its missing parents, like "mkdir -p". */
@@ -814,10 +936,10 @@ static int make_dirs(const char *dir) {
       int e = errno;
       struct stat sb;
       if (e != EEXIST) {
-        fprintf(stderr, "onyx: %s: cannot create folder: %s\n", p, strerror(e));
+        fprintf(stderr, "onyx: %s: cannot create folder: %s\n", cli_esc(p), strerror(e));
         rc = CLI_ERROR;
       } else if (stat(p, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
-        fprintf(stderr, "onyx: %s: exists and is not a folder\n", p);
+        fprintf(stderr, "onyx: %s: exists and is not a folder\n", cli_esc(p));
         rc = CLI_ERROR;
       }
     }
@@ -884,6 +1006,7 @@ static int cmd_run(cli_args *a) {
   unsigned char *in_npy = calloc(n_in ? n_in : 1, 1); /* data from malloc, not onyx */
   onyx_tensor *outputs = calloc(n_out ? n_out : 1, sizeof *outputs);
   char *path = NULL;
+  char **files = NULL; /* with --output-dir: the outputs' file names */
   int npy_out = a->format && strcmp(a->format, "npy") == 0;
   if (!in_info || !out_info || !in_file || !inputs || !in_npy || !outputs) {
     cli_error_oom();
@@ -915,12 +1038,12 @@ static int cmd_run(cli_args *a) {
     const char *file;
     if (!match_input(in_info, n_in, a->inputs[k], &index, &file)) {
       const char *spec = a->inputs[k];
-      fprintf(stderr, "onyx: %s: the model has no input named '%.*s'\n", model_path,
-              (int)(strchr(spec, '=') - spec), spec);
+      fprintf(stderr, "onyx: %s: the model has no input named '%s'\n", cli_esc(model_path),
+              cli_esc_n(spec, (size_t)(strchr(spec, '=') - spec)));
       rc = CLI_USAGE;
     } else if (in_file[index]) {
-      fprintf(stderr, "onyx: %s: input '%s' is given more than once\n", model_path,
-              in_info[index].name);
+      fprintf(stderr, "onyx: %s: input '%s' is given more than once\n", cli_esc(model_path),
+              cli_esc(in_info[index].name));
       rc = CLI_USAGE;
     } else {
       in_file[index] = file;
@@ -928,29 +1051,25 @@ static int cmd_run(cli_args *a) {
   }
   for (size_t i = 0; i < n_in; i++) {
     if (!in_file[i]) {
-      fprintf(stderr, "onyx: %s: input '%s' is missing (use --input %s=FILE)\n", model_path,
-              in_info[i].name, in_info[i].name);
+      const char *name = cli_esc(in_info[i].name);
+      fprintf(stderr, "onyx: %s: input '%s' is missing (use --input %s=FILE)\n",
+              cli_esc(model_path), name, name);
       rc = CLI_USAGE;
     }
   }
   if (rc != CLI_OK) goto done;
 
-  if (a->output_dir) {
-    for (size_t i = 0; i < n_out; i++) {
-      if (!safe_file_name(out_info[i].name)) {
-        fprintf(stderr, "onyx: %s: output name '%s' cannot be used as a file name\n",
-                model_path, out_info[i].name);
-        rc = CLI_ERROR;
-        goto done;
-      }
-    }
+  if (a->output_dir && !(files = output_file_names(out_info, n_out))) {
+    cli_error_oom();
+    rc = CLI_ERROR;
+    goto done;
   }
 
   for (size_t i = 0; i < n_in; i++) {
     if (is_npy_file(in_file[i])) {
       char why[512];
       if (npy_load_file(in_file[i], &inputs[i], why, sizeof why) != NPY_OK) {
-        fprintf(stderr, "onyx: %s: %s\n", in_file[i], why);
+        fprintf(stderr, "onyx: %s: %s\n", cli_esc(in_file[i]), cli_esc(why));
         rc = CLI_ERROR;
         goto done;
       }
@@ -983,23 +1102,26 @@ static int cmd_run(cli_args *a) {
     for (size_t i = 0; i < n_out && rc == CLI_OK; i++) {
       free(path);
       path = str_printf("%s%s%s.%s", a->output_dir,
-                        a->output_dir[strlen(a->output_dir) - 1] == '/' ? "" : "/",
-                        out_info[i].name, npy_out ? "npy" : "pb");
+                        a->output_dir[strlen(a->output_dir) - 1] == '/' ? "" : "/", files[i],
+                        npy_out ? "npy" : "pb");
       if (!path) {
         cli_error_oom();
         rc = CLI_ERROR;
         break;
       }
+      if (strcmp(files[i], out_info[i].name) != 0)
+        fprintf(stderr, "onyx: note: output %zu '%s' is not a safe file name: written to %s\n",
+                i, cli_esc(out_info[i].name), cli_esc(path));
       if (npy_out) {
         char why[512];
         if (npy_save_file(path, &outputs[i], why, sizeof why) != NPY_OK) {
-          fprintf(stderr, "onyx: %s: %s\n", path, why);
+          fprintf(stderr, "onyx: %s: %s\n", cli_esc(path), cli_esc(why));
           rc = CLI_ERROR;
         } else if (outputs[i].dtype == ONYX_DTYPE_BFLOAT16) {
           fprintf(stderr,
                   "onyx: note: %s: bfloat16 written as '<u2' bit patterns (numpy has no "
                   "bfloat16)\n",
-                  path);
+                  cli_esc(path));
         }
         continue;
       }
@@ -1014,7 +1136,8 @@ static int cmd_run(cli_args *a) {
     for (size_t i = 0; i < n_out; i++) {
       strbuf sb = {0};
       sb_dims(&sb, outputs[i].rank, outputs[i].dims);
-      printf("%s: %s %s\n", out_info[i].name, onyx_dtype_name(outputs[i].dtype), sb_str(&sb));
+      printf("%s: %s %s\n", cli_esc(out_info[i].name), onyx_dtype_name(outputs[i].dtype),
+             sb_str(&sb));
       sb_free(&sb);
       print_values(stdout, &outputs[i]);
     }
@@ -1031,6 +1154,7 @@ done:
   if (outputs)
     for (size_t i = 0; i < n_out; i++) onyx_free(outputs[i].data);
   free(path);
+  free_strings(files, n_out);
   free(inputs);
   free(in_npy);
   free(outputs);
@@ -1045,7 +1169,7 @@ done:
 /* ---- onyx info ---------------------------------------------------------- */
 
 static void print_value_info(const onyx_value_info *v) {
-  printf("  %s: %s ", v->name, onyx_dtype_name(v->dtype));
+  printf("  %s: %s ", cli_esc(v->name), onyx_dtype_name(v->dtype));
   if (!v->has_shape) {
     printf("(shape not declared)\n");
     return;
@@ -1056,7 +1180,7 @@ static void print_value_info(const onyx_value_info *v) {
     if (v->dims[i] >= 0)
       printf("%" PRId64, v->dims[i]);
     else if (v->dim_names[i] && v->dim_names[i][0])
-      fputs(v->dim_names[i], stdout);
+      fputs(cli_esc(v->dim_names[i]), stdout);
     else
       putchar('?');
   }
@@ -1066,7 +1190,7 @@ static void print_value_info(const onyx_value_info *v) {
 static void print_names(size_t n, const char *const *names) {
   for (size_t i = 0; i < n; i++) {
     if (i) fputs(", ", stdout);
-    fputs(names[i] && names[i][0] ? names[i] : "<none>", stdout);
+    fputs(names[i] && names[i][0] ? cli_esc(names[i]) : "<none>", stdout);
   }
 }
 
@@ -1086,7 +1210,7 @@ static int cmd_info(cli_args *a) {
   onyx_error err;
   onyx_status st;
 
-  printf("model: %s\n", path);
+  printf("model: %s\n", cli_esc(path));
   printf("ir_version: %" PRId64 "\n", onyx_model_ir_version(model));
   size_t n_opsets = onyx_model_opset_count(model);
   printf("opset_import:\n");
@@ -1096,7 +1220,7 @@ static int cmd_info(cli_args *a) {
     cli_reset_error(&err);
     st = onyx_model_opset(model, i, &domain, &version, &err);
     if (st != ONYX_OK) goto fail;
-    printf("  %s %" PRId64 "\n", domain && domain[0] ? domain : "ai.onnx", version);
+    printf("  %s %" PRId64 "\n", domain && domain[0] ? cli_esc(domain) : "ai.onnx", version);
   }
 
   size_t n_in = onyx_session_input_count(session);
@@ -1126,9 +1250,9 @@ static int cmd_info(cli_args *a) {
     st = onyx_model_node(model, i, &node, &err);
     if (st != ONYX_OK) goto fail;
     printf("  %zu: ", i);
-    if (node.domain && node.domain[0]) printf("%s.", node.domain);
-    fputs(node.op_type ? node.op_type : "?", stdout);
-    if (node.name && node.name[0]) printf(" '%s'", node.name);
+    if (node.domain && node.domain[0]) printf("%s.", cli_esc(node.domain));
+    fputs(node.op_type ? cli_esc(node.op_type) : "?", stdout);
+    if (node.name && node.name[0]) printf(" '%s'", cli_esc(node.name));
     fputs(": ", stdout);
     print_names(node.input_count, node.inputs);
     fputs(node.input_count ? " -> " : "-> ", stdout);
@@ -1185,7 +1309,7 @@ static int cmp_str(const void *a, const void *b) {
 static int list_dir(const char *dir, str_list *out, int skip_hidden) {
   DIR *d = opendir(dir);
   if (!d) {
-    fprintf(stderr, "onyx: %s: %s\n", dir, strerror(errno));
+    fprintf(stderr, "onyx: %s: %s\n", cli_esc(dir), strerror(errno));
     return 0;
   }
   int ok = 1;
@@ -1203,7 +1327,7 @@ static int list_dir(const char *dir, str_list *out, int skip_hidden) {
     errno = 0;
   }
   if (ok && errno != 0) {
-    fprintf(stderr, "onyx: %s: %s\n", dir, strerror(errno));
+    fprintf(stderr, "onyx: %s: %s\n", cli_esc(dir), strerror(errno));
     ok = 0;
   }
   closedir(d);
@@ -1276,7 +1400,7 @@ static int dir_set_add(dir_set *s, const struct stat *sb) {
 static int find_cases(const char *dir, dir_set *visited, str_list *cases) {
   struct stat sb;
   if (stat(dir, &sb) != 0) {
-    fprintf(stderr, "onyx: %s: %s\n", dir, strerror(errno));
+    fprintf(stderr, "onyx: %s: %s\n", cli_esc(dir), strerror(errno));
     return 0;
   }
   int added = dir_set_add(visited, &sb);
@@ -1639,10 +1763,10 @@ static int cmd_test(cli_args *a) {
     const char *p = a->positional[i];
     struct stat sb;
     if (stat(p, &sb) != 0) {
-      fprintf(stderr, "onyx: %s: %s\n", p, strerror(errno));
+      fprintf(stderr, "onyx: %s: %s\n", cli_esc(p), strerror(errno));
       read_error = 1;
     } else if (!S_ISDIR(sb.st_mode)) {
-      fprintf(stderr, "onyx: %s: not a folder\n", p);
+      fprintf(stderr, "onyx: %s: not a folder\n", cli_esc(p));
       read_error = 1;
     } else if (is_case_dir(p)) {
       int fresh = dir_set_add(&visited, &sb);
@@ -1664,10 +1788,10 @@ static int cmd_test(cli_args *a) {
     strbuf why = {0};
     if (run_case(cases.items[i], &a->opts, &why)) {
       passed++;
-      if (a->verbose) printf("ok %s\n", cases.items[i]);
+      if (a->verbose) printf("ok %s\n", cli_esc(cases.items[i]));
     } else {
       failed++;
-      printf("FAIL %s: %s\n", cases.items[i], sb_str(&why));
+      printf("FAIL %s: %s\n", cli_esc(cases.items[i]), cli_esc(sb_str(&why)));
     }
     sb_free(&why);
     fflush(stdout);
@@ -1693,7 +1817,7 @@ static int finish_stdout(int rc) {
   return rc;
 }
 
-int main(int argc, char **argv) {
+static int run_command(int argc, char **argv) {
   if (argc < 2) {
     fputs(HELP_MAIN, stderr);
     return CLI_USAGE;
@@ -1750,4 +1874,10 @@ int main(int argc, char **argv) {
   if (rc == CLI_OK) rc = run(&a);
   free_args(&a);
   return finish_stdout(rc);
+}
+
+int main(int argc, char **argv) {
+  int rc = run_command(argc, argv);
+  cli_esc_release();
+  return rc;
 }

@@ -266,6 +266,111 @@ class Walk(InTempDir):
         self.assertEqual(r.stdout, "2 passed, 0 failed\n")
 
 
+class Names(InTempDir):
+    """Names from a model are printed escaped (bytes outside printable ASCII
+    as \\xNN, a backslash as \\\\) and become file names only when safe."""
+
+    CLEAR = "y\x1b[2J"  # an escape sequence that clears a terminal
+    FORGED = "z\nw: float [1]"  # a newline that would forge an output line
+
+    def model(self, names):
+        ops = ["Ceil", "Floor", "Sign"]
+        nodes = [helper.make_node(ops[i % 3], ["x"], [n]) for i, n in enumerate(names)]
+        path = self.path("names.onnx")
+        with open(path, "wb") as f:
+            f.write(modelgen.model_bytes(nodes, [("x", TensorProto.FLOAT, [3])],
+                                         [(n, TensorProto.FLOAT, [3]) for n in names]))
+        return path
+
+    def input(self):
+        return "x=" + self.save_x()
+
+    def save_x(self):
+        p = self.path("x.npy")
+        np.save(p, np.array([-1.5, 0.25, 2.5], dtype=np.float32))
+        return p
+
+    def assert_clean(self, text):
+        self.assertIsNone(re.search(r"[^\n\x20-\x7e]", text), repr(text))
+
+    def test_run_prints_escaped(self):
+        r = onyx("run", self.model([self.CLEAR, self.FORGED]), "--input", self.input())
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assert_clean(r.stdout)
+        self.assertEqual(r.stdout.splitlines(), [
+            "y\\x1b[2J: float [3]", "[-1,  1,  3]",
+            "z\\x0aw: float [1]: float [3]", "[-2,  0,  2]"])
+
+    def test_bench_and_test_print_escaped(self):
+        model = self.model([self.CLEAR])
+        r = onyx("bench", model, "--runs", "2", "--per-node")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assert_clean(r.stdout)
+        self.assertIn("\noutputs: y\\x1b[2J float [3]\n", r.stdout)
+        # A failing case whose folder and output names hold escapes.
+        case = self.path("case\x1b[2J")
+        write_case(case, "Floor")  # expects Floor, the model computes Ceil
+        with open(os.path.join(case, "model.onnx"), "wb") as f:
+            f.write(open(model, "rb").read())
+        r = subprocess.run([ONYX, "test", case], capture_output=True, text=True)
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assert_clean(r.stdout)
+        self.assertEqual(r.stdout.splitlines()[0],
+                         "FAIL %s: test_data_set_0 output 0 'y\\x1b[2J': element 0 (index [0]): "
+                         "got -1, expected -2" % self.path("case\\x1b[2J"))
+
+    def test_info_prints_escaped(self):
+        r = onyx("info", self.model([self.CLEAR, "back\\slash", "caf\u00e9"]))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assert_clean(r.stdout)
+        self.assertIn("  y\\x1b[2J: float [3]\n", r.stdout)
+        self.assertIn("  back\\\\slash: float [3]\n", r.stdout)
+        self.assertIn("  caf\\xc3\\xa9: float [3]\n", r.stdout)
+        self.assertIn(": x -> y\\x1b[2J\n", r.stdout)
+
+    def test_errors_print_escaped(self):
+        model = self.model([self.CLEAR])
+        r = onyx("run", model, "--input", "q\x1b[2J=" + self.save_x())
+        self.assertEqual(r.returncode, 2)
+        self.assert_clean(r.stderr)
+        self.assertIn("the model has no input named 'q\\x1b[2J'", r.stderr)
+        r = onyx("run", model, "--input", "x=no\nsuch.pb")
+        self.assertEqual(r.returncode, 3)
+        self.assert_clean(r.stderr)
+        self.assertIn("onyx: no\\x0asuch.pb: ", r.stderr)
+
+    def test_output_dir_fallback(self):
+        """A name that is no safe file name is written as output_K (K its
+        index, with '_' added while that is taken), and a note says so."""
+        names = [self.CLEAR, "output_0", self.FORGED, "..", "ok", "a/b", "n" * 300]
+        model = self.model(names)
+        for fmt in ("pb", "npy"):
+            with self.subTest(format=fmt):
+                out = self.path("out_" + fmt)
+                r = onyx("run", model, "--input", self.input(), "--output-dir", out,
+                         "--format", fmt)
+                self.assertEqual(r.returncode, 0, r.stderr)
+                self.assert_clean(r.stderr)
+                files = ["output_0_", "output_0", "output_2", "output_3", "ok", "output_5",
+                         "output_6"]
+                self.assertEqual(sorted(os.listdir(out)), sorted(f + "." + fmt for f in files))
+                self.assertEqual(r.stderr.splitlines(), [
+                    "onyx: note: output %d '%s' is not a safe file name: written to %s" % (
+                        i, shown, os.path.join(out, files[i] + "." + fmt))
+                    for i, shown in ((0, "y\\x1b[2J"), (2, "z\\x0aw: float [1]"), (3, ".."),
+                                     (5, "a/b"), (6, "n" * 300))])
+                if fmt == "npy":
+                    self.assertEqual(np.load(os.path.join(out, "output_0_.npy")).tolist(),
+                                     [-1, 1, 3])
+                else:
+                    from onnx import TensorProto as TP
+                    t = TP()
+                    with open(os.path.join(out, "output_2.pb"), "rb") as f:
+                        t.ParseFromString(f.read())
+                    self.assertEqual(t.name, self.FORGED)  # the name itself is kept inside
+                    self.assertEqual(numpy_helper.to_array(t).tolist(), [-1, 1, 1])
+
+
 class Bench(unittest.TestCase):
     US = r"[0-9]+\.[0-9]{3} us"
 
