@@ -2,22 +2,27 @@
  * The .npy reader and writer of the onyx command; see npy.h for the subset
  * of the format it accepts.
  *
- * The reader takes the whole file image and checks it completely before
- * allocating anything for the data: the magic string and version, the
- * header length, the header dictionary (parsed here with a small grammar
- * for exactly the Python literals numpy writes: quoted strings, True and
- * False, and tuples of non-negative decimal integers), the element type,
- * and that the data that follows is exactly as long as the shape needs.
+ * The reader checks everything before allocating anything for the data:
+ * the magic string and version, the header length (at most NPY_MAX_HEADER),
+ * the header dictionary (parsed here with a small grammar for exactly the
+ * Python literals numpy writes: quoted strings, True and False, and tuples
+ * of non-negative decimal integers), the element type, and that the data
+ * that follows is exactly as long as the shape needs. From a file it reads
+ * the header with a bounded read and the data straight into the tensor, so
+ * a file costs its data's size once.
  */
 #include "npy.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 static const unsigned char NPY_MAGIC[NPY_MAGIC_LEN] = {0x93, 'N', 'U', 'M', 'P', 'Y'};
 
@@ -289,15 +294,22 @@ static npy_status check_descr(const char *descr, onyx_dtype *dtype, char *why, s
               descr);
 }
 
-npy_status npy_decode(const void *bytes, size_t size, onyx_tensor *out, char *why,
-                      size_t why_size) {
-  if (!out) return fail(why, why_size, NPY_BAD_MAGIC, "no output tensor");
-  memset(out, 0, sizeof *out);
-  const unsigned char *b = bytes;
-  if (!npy_has_magic(bytes, size))
+/* The most bytes before the header text: magic, version, 4-byte length. */
+#define NPY_PREFIX_MAX (NPY_MAGIC_LEN + 2 + 4)
+
+/*
+ * Checks the magic string, the version and the header length of a file of
+ * total bytes, whose first avail bytes (at least min(total,
+ * NPY_PREFIX_MAX)) are at b. Sets *prefix to the bytes before the header
+ * text and *hlen to the header text's length, which is within the file and
+ * at most NPY_MAX_HEADER.
+ */
+static npy_status decode_prefix(const unsigned char *b, size_t avail, size_t total,
+                                size_t *prefix, size_t *hlen, char *why, size_t why_size) {
+  if (!npy_has_magic(b, avail))
     return fail(why, why_size, NPY_BAD_MAGIC, "not a .npy file (it does not start with "
                                               "\"\\x93NUMPY\")");
-  if (size < NPY_MAGIC_LEN + 2)
+  if (total < NPY_MAGIC_LEN + 2)
     return fail(why, why_size, NPY_TRUNCATED, ".npy: the file ends inside the version");
   unsigned major = b[6], minor = b[7];
   if ((major != 1 && major != 2 && major != 3) || minor != 0)
@@ -305,19 +317,33 @@ npy_status npy_decode(const void *bytes, size_t size, onyx_tensor *out, char *wh
                 ".npy: format version %u.%u is not supported (1.0, 2.0 and 3.0 are)", major,
                 minor);
   size_t len_bytes = major == 1 ? 2 : 4;
-  size_t prefix = NPY_MAGIC_LEN + 2 + len_bytes;
-  if (size < prefix)
+  *prefix = NPY_MAGIC_LEN + 2 + len_bytes;
+  if (total < *prefix)
     return fail(why, why_size, NPY_TRUNCATED, ".npy: the file ends inside the header length");
-  size_t hlen = (size_t)b[8] | (size_t)b[9] << 8;
-  if (len_bytes == 4) hlen |= (size_t)b[10] << 16 | (size_t)b[11] << 24;
-  if (size - prefix < hlen)
+  *hlen = (size_t)b[8] | (size_t)b[9] << 8;
+  if (len_bytes == 4) *hlen |= (size_t)b[10] << 16 | (size_t)b[11] << 24;
+  if (total - *prefix < *hlen)
     return fail(why, why_size, NPY_TRUNCATED,
-                ".npy: the file ends inside the header (%zu of %zu header bytes)", size - prefix,
-                hlen);
+                ".npy: the file ends inside the header (%zu of %zu header bytes)",
+                total - *prefix, *hlen);
+  if (*hlen > NPY_MAX_HEADER)
+    return fail(why, why_size, NPY_BAD_HEADER,
+                ".npy: a header of %zu bytes: onyx reads at most %d (numpy writes a few "
+                "hundred)",
+                *hlen, NPY_MAX_HEADER);
+  return NPY_OK;
+}
 
+/*
+ * Parses the header text (hlen bytes) and checks it against the have bytes
+ * of data that follow it: sets out's dtype, rank, dims and size (the data
+ * bytes, which equal have), leaving out->data NULL.
+ */
+static npy_status decode_header(const char *text, size_t hlen, size_t have, onyx_tensor *out,
+                                char *why, size_t why_size) {
   npy_header h;
   memset(&h, 0, sizeof h);
-  hparser p = {(const char *)b + prefix, hlen, 0, why, why_size};
+  hparser p = {text, hlen, 0, why, why_size};
   npy_status st = parse_header(&p, &h);
   if (st != NPY_OK) return st;
 
@@ -337,7 +363,7 @@ npy_status npy_decode(const void *bytes, size_t size, onyx_tensor *out, char *wh
                 ".npy: shape %s has too many elements: onyx takes at most 2^40 per tensor, "
                 "counting every non-zero dimension",
                 shape);
-  size_t need = count * esize, have = size - prefix - hlen;
+  size_t need = count * esize;
   if (have < need)
     return fail(why, why_size, NPY_TRUNCATED,
                 ".npy: the data is truncated: %zu bytes, shape %s of '%s' needs %zu", have,
@@ -346,82 +372,118 @@ npy_status npy_decode(const void *bytes, size_t size, onyx_tensor *out, char *wh
     return fail(why, why_size, NPY_SIZE,
                 ".npy: %zu bytes after the data (shape %s of '%s' needs %zu, the file has %zu)",
                 have - need, shape, h.descr, need, have);
-
-  void *data = NULL;
-  if (need > 0) {
-    data = malloc(need);
-    if (!data) return fail(why, why_size, NPY_OUT_OF_MEMORY, "out of memory");
-    memcpy(data, b + prefix + hlen, need);
-  }
   out->dtype = dtype;
   out->rank = h.rank;
   memcpy(out->dims, h.dims, sizeof h.dims);
-  out->data = data;
   out->size = need;
   return NPY_OK;
 }
 
-/* Reads the whole file at path into a new buffer. */
-static npy_status read_file(const char *path, unsigned char **data, size_t *size, char *why,
-                            size_t why_size) {
-  *data = NULL;
-  *size = 0;
-  FILE *f = fopen(path, "rb");
-  if (!f) return fail(why, why_size, NPY_IO, "cannot open: %s", strerror(errno));
-  size_t cap = 4096, len = 0;
-  unsigned char *buf = malloc(cap);
-  if (!buf) {
-    fclose(f);
-    return fail(why, why_size, NPY_OUT_OF_MEMORY, "out of memory");
+npy_status npy_decode(const void *bytes, size_t size, onyx_tensor *out, char *why,
+                      size_t why_size) {
+  if (!out) return fail(why, why_size, NPY_BAD_MAGIC, "no output tensor");
+  memset(out, 0, sizeof *out);
+  const unsigned char *b = bytes;
+  size_t prefix = 0, hlen = 0;
+  npy_status st = decode_prefix(b, size, size, &prefix, &hlen, why, why_size);
+  if (st == NPY_OK)
+    st = decode_header((const char *)b + prefix, hlen, size - prefix - hlen, out, why, why_size);
+  if (st != NPY_OK) {
+    memset(out, 0, sizeof *out);
+    return st;
   }
-  for (;;) {
-    if (len == cap) {
-      if (cap > SIZE_MAX / 2) {
-        free(buf);
-        fclose(f);
-        return fail(why, why_size, NPY_OUT_OF_MEMORY, "file too large");
-      }
-      unsigned char *grown = realloc(buf, cap * 2);
-      if (!grown) {
-        free(buf);
-        fclose(f);
-        return fail(why, why_size, NPY_OUT_OF_MEMORY, "out of memory");
-      }
-      buf = grown;
-      cap *= 2;
+  if (out->size > 0) {
+    out->data = malloc(out->size);
+    if (!out->data) {
+      memset(out, 0, sizeof *out);
+      return fail(why, why_size, NPY_OUT_OF_MEMORY, "out of memory");
     }
-    size_t n = fread(buf + len, 1, cap - len, f);
-    len += n;
-    if (n == 0) break;
+    memcpy(out->data, b + prefix + hlen, out->size);
   }
-  int error = ferror(f);
-  fclose(f);
-  if (error) {
-    free(buf);
-    return fail(why, why_size, NPY_IO, "read error");
-  }
-  *data = buf;
-  *size = len;
   return NPY_OK;
 }
 
-npy_status npy_load_file(const char *path, onyx_tensor *out, char *why, size_t why_size) {
-  if (out) memset(out, 0, sizeof *out);
-  unsigned char *bytes;
-  size_t size;
-  npy_status st = read_file(path, &bytes, &size, why, why_size);
+/* Reads exactly n bytes; a short read means the file changed under us. */
+static npy_status read_exact(FILE *f, void *buf, size_t n, char *why, size_t why_size) {
+  if (n == 0 || fread(buf, 1, n, f) == n) return NPY_OK;
+  if (ferror(f)) return fail(why, why_size, NPY_IO, "read error");
+  return fail(why, why_size, NPY_TRUNCATED, ".npy: the file shrank while it was read");
+}
+
+/* Reads the header of the file f of total bytes, then its data straight
+ * into out's new buffer. */
+static npy_status read_npy(FILE *f, size_t total, onyx_tensor *out, char *why,
+                           size_t why_size) {
+  unsigned char head[NPY_PREFIX_MAX];
+  size_t avail = total < sizeof head ? total : sizeof head;
+  size_t prefix = 0, hlen = 0;
+  npy_status st = read_exact(f, head, avail, why, why_size);
+  if (st == NPY_OK) st = decode_prefix(head, avail, total, &prefix, &hlen, why, why_size);
   if (st != NPY_OK) return st;
-  st = npy_decode(bytes, size, out, why, why_size);
-  free(bytes);
+  /* head may hold the first bytes of the header text (version 1.0). */
+  char *text = malloc(hlen ? hlen : 1);
+  if (!text) return fail(why, why_size, NPY_OUT_OF_MEMORY, "out of memory");
+  size_t early = avail - prefix < hlen ? avail - prefix : hlen;
+  memcpy(text, head + prefix, early);
+  st = read_exact(f, text + early, hlen - early, why, why_size);
+  if (st == NPY_OK) st = decode_header(text, hlen, total - prefix - hlen, out, why, why_size);
+  free(text);
+  if (st != NPY_OK) return st;
+  if (out->size > 0 && (out->data = malloc(out->size)) == NULL)
+    return fail(why, why_size, NPY_OUT_OF_MEMORY, "out of memory");
+  /* Whatever head holds past the header is data (decode_header checked
+   * that the data is out->size bytes, so this fits). */
+  size_t spill = avail - prefix - early;
+  if (spill) memcpy(out->data, head + prefix + early, spill);
+  st = read_exact(f, (unsigned char *)out->data + spill, out->size - spill, why, why_size);
+  if (st == NPY_OK && fgetc(f) != EOF)
+    st = fail(why, why_size, NPY_SIZE, ".npy: the file grew while it was read");
+  return st;
+}
+
+npy_status npy_load_file(const char *path, onyx_tensor *out, char *why, size_t why_size) {
+  if (!out) return fail(why, why_size, NPY_BAD_MAGIC, "no output tensor");
+  memset(out, 0, sizeof *out);
+  /* O_NONBLOCK keeps the open from waiting on a FIFO; like the .pb reader,
+   * anything but a regular file (a FIFO, /dev/zero) is refused at once. */
+  int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+  if (fd < 0) return fail(why, why_size, NPY_IO, "cannot open: %s", strerror(errno));
+  struct stat sb;
+  npy_status st = NPY_OK;
+  if (fstat(fd, &sb) != 0)
+    st = fail(why, why_size, NPY_IO, "cannot stat: %s", strerror(errno));
+  else if (S_ISDIR(sb.st_mode))
+    st = fail(why, why_size, NPY_IO, "is a folder, not a file");
+  else if (!S_ISREG(sb.st_mode))
+    st = fail(why, why_size, NPY_IO, "not a regular file");
+  else if ((uint64_t)sb.st_size > SIZE_MAX)
+    st = fail(why, why_size, NPY_SIZE, ".npy: the file is too large for this machine");
+  FILE *f = st == NPY_OK ? fdopen(fd, "rb") : NULL;
+  if (st == NPY_OK && !f) st = fail(why, why_size, NPY_IO, "cannot open: %s", strerror(errno));
+  if (!f) {
+    close(fd);
+    return st;
+  }
+  st = read_npy(f, (size_t)sb.st_size, out, why, why_size);
+  fclose(f);
+  if (st != NPY_OK) {
+    free(out->data);
+    memset(out, 0, sizeof *out);
+  }
   return st;
 }
 
 /* ---- Writing ------------------------------------------------------------ */
 
-npy_status npy_encode(const onyx_tensor *t, void **bytes, size_t *size, char *why,
-                      size_t why_size) {
-  *bytes = NULL;
-  *size = 0;
+/* The bytes before the data: magic, version, length and padded header. */
+#define NPY_HEADER_MAX (NPY_MAGIC_LEN + 4 + 64 + ONYX_MAX_RANK * 22 + NPY_GROWTH_DIGITS + 2 * NPY_ALIGN)
+
+/*
+ * Writes the .npy header of tensor t into out (NPY_HEADER_MAX bytes) as
+ * numpy writes it: *out_len receives its length and *need the data's.
+ */
+static npy_status encode_header(const onyx_tensor *t, unsigned char *out, size_t *out_len,
+                                size_t *need, char *why, size_t why_size) {
   const char *descr = npy_descr(t->dtype);
   if (!descr)
     return fail(why, why_size, NPY_UNSUPPORTED, ".npy: element type %s has no .npy code",
@@ -437,10 +499,10 @@ npy_status npy_encode(const onyx_tensor *t, void **bytes, size_t *size, char *wh
     return fail(why, why_size, NPY_SIZE,
                 ".npy: the shape has too many elements: at most 2^40, counting every non-zero "
                 "dimension");
-  size_t need = count * esize;
-  if (t->size < need || (need > 0 && !t->data))
+  *need = count * esize;
+  if (t->size < *need || (*need > 0 && !t->data))
     return fail(why, why_size, NPY_SIZE, ".npy: the tensor holds %zu bytes, its shape needs %zu",
-                t->data ? t->size : 0, need);
+                t->data ? t->size : 0, *need);
 
   /* The dictionary exactly as numpy writes it (keys sorted, repr values). */
   char header[64 + ONYX_MAX_RANK * 22 + NPY_GROWTH_DIGITS + NPY_ALIGN];
@@ -460,11 +522,6 @@ npy_status npy_encode(const onyx_tensor *t, void **bytes, size_t *size, char *wh
   size_t pad = NPY_ALIGN - ((NPY_MAGIC_LEN + 2 + 2 + hlen) % NPY_ALIGN);
   size_t total_header = hlen + pad;
   size_t prefix = NPY_MAGIC_LEN + 2 + 2;
-  if (need > SIZE_MAX - prefix - total_header)
-    return fail(why, why_size, NPY_SIZE, ".npy: too large");
-  size_t total = prefix + total_header + need;
-  unsigned char *out = malloc(total);
-  if (!out) return fail(why, why_size, NPY_OUT_OF_MEMORY, "out of memory");
   memcpy(out, NPY_MAGIC, NPY_MAGIC_LEN);
   out[6] = 1;
   out[7] = 0;
@@ -473,27 +530,38 @@ npy_status npy_encode(const onyx_tensor *t, void **bytes, size_t *size, char *wh
   memcpy(out + prefix, header, n);
   memset(out + prefix + n, ' ', pad);
   out[prefix + n + pad] = '\n';
-  if (need) memcpy(out + prefix + total_header, t->data, need);
-  *bytes = out;
-  *size = total;
+  *out_len = prefix + total_header;
   return NPY_OK;
 }
 
+npy_status npy_encode(const onyx_tensor *t, void **bytes, size_t *size, char *why,
+                      size_t why_size) {
+  *bytes = NULL;
+  *size = 0;
+  unsigned char header[NPY_HEADER_MAX];
+  size_t hlen, need;
+  npy_status st = encode_header(t, header, &hlen, &need, why, why_size);
+  if (st != NPY_OK) return st;
+  if (need > SIZE_MAX - hlen) return fail(why, why_size, NPY_SIZE, ".npy: too large");
+  unsigned char *out = malloc(hlen + need);
+  if (!out) return fail(why, why_size, NPY_OUT_OF_MEMORY, "out of memory");
+  memcpy(out, header, hlen);
+  if (need) memcpy(out + hlen, t->data, need);
+  *bytes = out;
+  *size = hlen + need;
+  return NPY_OK;
+}
+
+/* Writes the header, then the tensor's data from where it is: no copy. */
 npy_status npy_save_file(const char *path, const onyx_tensor *t, char *why, size_t why_size) {
-  void *bytes;
-  size_t size;
-  npy_status st = npy_encode(t, &bytes, &size, why, why_size);
+  unsigned char header[NPY_HEADER_MAX];
+  size_t hlen, need;
+  npy_status st = encode_header(t, header, &hlen, &need, why, why_size);
   if (st != NPY_OK) return st;
   FILE *f = fopen(path, "wb");
-  if (!f) {
-    int e = errno;
-    free(bytes);
-    return fail(why, why_size, NPY_IO, "cannot create: %s", strerror(e));
-  }
-  size_t written = fwrite(bytes, 1, size, f);
-  int error = written != size || ferror(f);
+  if (!f) return fail(why, why_size, NPY_IO, "cannot create: %s", strerror(errno));
+  int error = fwrite(header, 1, hlen, f) != hlen || (need && fwrite(t->data, 1, need, f) != need);
   if (fclose(f) != 0) error = 1;
-  free(bytes);
   if (error) return fail(why, why_size, NPY_IO, "write error");
   return NPY_OK;
 }

@@ -46,6 +46,10 @@ typedef enum npy_status {
  * larger; no array between the two fits in memory. */
 #define NPY_MAX_ELEMENTS ((uint64_t)1 << 40)
 
+/* The longest header text onyx reads. numpy writes a few hundred bytes
+ * (and its own reader refuses more than 10,000 by default). */
+#define NPY_MAX_HEADER 65536
+
 /* The length of the magic string "\x93NUMPY". */
 #define NPY_MAGIC_LEN 6
 
@@ -61,7 +65,10 @@ int npy_has_magic(const void *bytes, size_t size);
 npy_status npy_decode(const void *bytes, size_t size, onyx_tensor *out, char *why,
                       size_t why_size);
 
-/* Like npy_decode, on the contents of the file at path. */
+/* Like npy_decode, on the contents of the file at path, which must be a
+ * regular file (anything else is NPY_IO "not a regular file", at once).
+ * The header is read with a bounded read, the data straight into the new
+ * buffer: a file costs its data's size in memory, once. */
 npy_status npy_load_file(const char *path, onyx_tensor *out, char *why, size_t why_size);
 
 /*

@@ -15,6 +15,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <math.h>
@@ -24,6 +25,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/types.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "core/half.h"
@@ -951,18 +953,21 @@ static int make_dirs(const char *dir) {
 
 /* Whether the input file at path is a .npy file: by its extension, or by
  * its first bytes (numpy's magic string). A file that cannot be opened is
- * left to the TensorProto reader, which reports it. */
+ * left to the TensorProto reader, which reports it, and so is anything but
+ * a regular file. */
 static int is_npy_file(const char *path) {
   size_t len = strlen(path);
   if (len >= 4 && path[len - 4] == '.' && (path[len - 3] | 0x20) == 'n' &&
       (path[len - 2] | 0x20) == 'p' && (path[len - 1] | 0x20) == 'y')
     return 1;
-  FILE *f = fopen(path, "rb");
-  if (!f) return 0;
+  /* O_NONBLOCK: a FIFO must not block the look; it is no .npy file. */
+  int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+  if (fd < 0) return 0;
+  struct stat sb;
   unsigned char head[NPY_MAGIC_LEN];
-  size_t n = fread(head, 1, sizeof head, f);
-  fclose(f);
-  return npy_has_magic(head, n);
+  ssize_t n = fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) ? read(fd, head, sizeof head) : 0;
+  close(fd);
+  return n > 0 && npy_has_magic(head, (size_t)n);
 }
 
 /* Finds the session input whose name is the part of spec before one of its

@@ -7,6 +7,7 @@ clear error; `onyx bench` on symbolic, unknown and undeclared shapes."""
 
 import os
 import re
+import resource
 import subprocess
 import sys
 import tempfile
@@ -168,6 +169,22 @@ class Npy(InTempDir):
                 self.assertEqual(len(lines), 1, r.stderr)
                 self.assertTrue(lines[0].startswith("onyx: %s: " % p), lines[0])
                 self.assertIn(message, lines[0])
+        # Not a regular file: refused at once, as the .pb reader does, with
+        # the memory capped so that the old, unbounded read could not take
+        # the machine's (2 GiB: the message must be the reason, not memory).
+        zero = self.path("zero.npy")
+        os.symlink("/dev/zero", zero)
+        fifo = self.path("fifo.npy")
+        os.mkfifo(fifo)
+        fifo_data = self.path("fifo.data")
+        os.mkfifo(fifo_data)
+        cap = lambda: resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))
+        for p, message in ((zero, "not a regular file"), (fifo, "not a regular file"),
+                           (fifo_data, "is not a regular file (ONYX_IO)")):
+            r = subprocess.run([ONYX, "run", EXAMPLE, "--input", "x=" + p], capture_output=True,
+                               text=True, timeout=20, preexec_fn=cap)
+            self.assertEqual(r.returncode, 3, r.stderr)
+            self.assertEqual(r.stderr, "onyx: %s: %s\n" % (p, message))
         # A .npy of the wrong type or shape reaches the library's checks.
         r = onyx("run", EXAMPLE, "--input", "x=" + self.save("d.npy", EXAMPLE_X.astype("<f8")))
         self.assertEqual(r.returncode, 3)

@@ -19,6 +19,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "core/half.h"
 #include "onyx.h"
@@ -531,6 +533,102 @@ static void test_files(void **state) {
   remove(path);
 }
 
+/* Writes size bytes to a new file in the fixtures folder; returns its path. */
+static const char *write_temp(const char *name, const void *bytes, size_t size) {
+  static char path[4096];
+  snprintf(path, sizeof path, "%s/%s", ONYX_NPY_FIXTURES, name);
+  FILE *f = fopen(path, "wb");
+  assert_non_null(f);
+  assert_int_equal(fwrite(bytes, 1, size, f), size);
+  assert_int_equal(fclose(f), 0);
+  return path;
+}
+
+/* The file reader reads the header and data straight from the file; it
+ * must give the status and message that npy_decode gives on the same bytes,
+ * at every length and with extra bytes. */
+static void test_file_matches_memory(void **state) {
+  (void)state;
+  for (int version = 1; version <= 3; version++) {
+    char name[32];
+    snprintf(name, sizeof name, version == 1 ? "f8_2x3.npy" : "f8_2x3_v%d.npy", version);
+    size_t size;
+    unsigned char *file = read_all(fixture(name), &size);
+    unsigned char *longer = malloc(size + 3);
+    assert_non_null(longer);
+    memcpy(longer, file, size);
+    memset(longer + size, 0, 3);
+    for (size_t cut = 0; cut <= size + 3; cut++) {
+      char why_mem[512] = "", why_file[512] = "";
+      onyx_tensor a, b;
+      npy_status st_mem = npy_decode(longer, cut, &a, why_mem, sizeof why_mem);
+      const char *path = write_temp("cut_by_test.npy", longer, cut);
+      npy_status st_file = npy_load_file(path, &b, why_file, sizeof why_file);
+      if (st_mem != st_file || (st_mem != NPY_OK && strcmp(why_mem, why_file) != 0))
+        fail_msg("%s cut at %zu: memory %d '%s', file %d '%s'", name, cut, st_mem, why_mem,
+                 st_file, why_file);
+      if (st_mem == NPY_OK) {
+        assert_int_equal(a.size, b.size);
+        assert_memory_equal(a.data, b.data, a.size);
+        assert_memory_equal(a.dims, b.dims, sizeof a.dims);
+      }
+      free(a.data);
+      free(b.data);
+      remove(path);
+    }
+    free(longer);
+    free(file);
+  }
+}
+
+/* Like the .pb reader, the .npy reader refuses what is not a regular file
+ * at once: a link to /dev/zero would otherwise be read until memory runs
+ * out, and a FIFO without a writer would block the open forever. */
+static void test_not_regular_file(void **state) {
+  (void)state;
+  char why[512], path[4096];
+  onyx_tensor t;
+  snprintf(path, sizeof path, "%s/zero_by_test.npy", ONYX_NPY_FIXTURES);
+  remove(path);
+  assert_int_equal(symlink("/dev/zero", path), 0);
+  assert_int_equal(npy_load_file(path, &t, why, sizeof why), NPY_IO);
+  assert_string_equal(why, "not a regular file");
+  assert_null(t.data);
+  remove(path);
+  snprintf(path, sizeof path, "%s/fifo_by_test.npy", ONYX_NPY_FIXTURES);
+  remove(path);
+  assert_int_equal(mkfifo(path, 0600), 0);
+  assert_int_equal(npy_load_file(path, &t, why, sizeof why), NPY_IO);
+  assert_string_equal(why, "not a regular file");
+  remove(path);
+  assert_int_equal(npy_load_file(ONYX_NPY_FIXTURES, &t, why, sizeof why), NPY_IO);
+  assert_string_equal(why, "is a folder, not a file");
+}
+
+/* The header is read with a bounded buffer: a version 2.0 header length of
+ * up to 4 GiB is refused before anything of that size is allocated, in
+ * memory and in files alike. */
+static void test_header_length_bounded(void **state) {
+  (void)state;
+  size_t hlen = (size_t)NPY_MAX_HEADER + 1;
+  size_t size = 12 + hlen;
+  unsigned char *b = malloc(size);
+  assert_non_null(b);
+  memcpy(b, "\x93NUMPY\x02\x00", 8);
+  for (int i = 0; i < 4; i++) b[8 + i] = (unsigned char)(hlen >> (8 * i));
+  memset(b + 12, ' ', hlen);
+  b[size - 1] = '\n';
+  char why[512];
+  onyx_tensor t;
+  assert_int_equal(npy_decode(b, size, &t, why, sizeof why), NPY_BAD_HEADER);
+  assert_non_null(strstr(why, "header of 65537 bytes: onyx reads at most 65536"));
+  const char *path = write_temp("long_header_by_test.npy", b, size);
+  assert_int_equal(npy_load_file(path, &t, why, sizeof why), NPY_BAD_HEADER);
+  assert_non_null(strstr(why, "header of 65537 bytes: onyx reads at most 65536"));
+  remove(path);
+  free(b);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_numpy_files_round_trip),
@@ -545,6 +643,9 @@ int main(void) {
       cmocka_unit_test(test_sizes),
       cmocka_unit_test(test_encode),
       cmocka_unit_test(test_files),
+      cmocka_unit_test(test_file_matches_memory),
+      cmocka_unit_test(test_not_regular_file),
+      cmocka_unit_test(test_header_length_bounded),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
