@@ -1,13 +1,15 @@
 /*
  * What the parts of the onyx command share: exit codes, the parsed command
- * line, and the helpers that report errors in the command's one-line form
- * "onyx: FILE: message". onyx.c implements the helpers and the commands run,
- * test and info; bench.c the command bench; npy.c the .npy files.
+ * line, the helpers that report errors in the command's one-line form
+ * "onyx: FILE: message", and the commands themselves. onyx.c lists the
+ * files and what each holds; npy.h declares the .npy reader and writer.
  */
 #ifndef ONYX_CLI_H
 #define ONYX_CLI_H
 
 #include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
 
 #include "onyx.h"
 
@@ -16,6 +18,22 @@ enum {
   CLI_TEST_FAILED = 1,
   CLI_USAGE = 2,
   CLI_ERROR = 3,
+};
+
+/* Which options each command accepts. */
+enum {
+  CLI_OPT_THREADS = 1 << 0,
+  CLI_OPT_ISA = 1 << 1,
+  CLI_OPT_INPUT = 1 << 2,
+  CLI_OPT_OUTPUT_DIR = 1 << 3,
+  CLI_OPT_VERBOSE = 1 << 4,
+  CLI_OPT_FORMAT = 1 << 5,
+  CLI_OPT_SHAPE = 1 << 6,
+  CLI_OPT_WARMUP = 1 << 7,
+  CLI_OPT_RUNS = 1 << 8,
+  CLI_OPT_DURATION = 1 << 9,
+  CLI_OPT_PER_NODE = 1 << 10,
+  CLI_OPT_PROGRESS = 1 << 11,
 };
 
 /* The command line after parsing. Option strings point into argv. */
@@ -73,7 +91,92 @@ void cli_usage_error(const char *command, const char *fmt, ...)
 int cli_open_model(const char *path, const onyx_session_options *opts, onyx_model **model,
                    onyx_session **session);
 
-/* onyx bench: times runs of a model on random inputs (bench.c). */
-int cli_bench(cli_args *a);
+/* ---- The command line (args.c) ---- */
+
+/* The help text of command (NULL: the main help), or NULL if there is no
+ * such command. */
+const char *cli_command_help(const char *command);
+
+/* Whether argv[first..] asks for help (before any "--"). */
+int cli_wants_help(int argc, char **argv, int first);
+
+/*
+ * Parses argv[first..argc-1] for a command that accepts the options in
+ * `allowed` (CLI_OPT_ flags) into a, whose command and defaults the caller
+ * sets. Returns CLI_OK, CLI_USAGE after printing the problem, or CLI_ERROR
+ * when out of memory. Release a with cli_free_args either way.
+ */
+int cli_parse_args(int argc, char **argv, int first, unsigned allowed, cli_args *a);
+void cli_free_args(cli_args *a);
+
+/* Checks that a holds exactly one positional argument, MODEL; otherwise
+ * prints the usage error and returns CLI_USAGE. */
+int cli_one_model(const cli_args *a);
+
+/* ---- Shared helpers (common.c) ---- */
+
+/* Whether cli_esc prints byte c as an escape. */
+int cli_needs_escape(unsigned char c);
+
+/* The message of a failed call, without a leading "FILE: " when it already
+ * names file (so that lines do not repeat the path). */
+const char *cli_error_text(const char *file, onyx_status st, const onyx_error *err);
+
+/* Returns a new string "a/b" (no doubled '/'), or NULL when out of memory. */
+char *cli_path_join(const char *a, const char *b);
+
+/* Returns a new string formatted like printf, or NULL when out of memory. */
+char *cli_str_printf(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
+
+/* A growable string. Once an allocation fails, oom is set and later appends
+ * do nothing; the text stays NUL-terminated whenever data is not NULL. */
+typedef struct cli_strbuf {
+  char *data;
+  size_t len, cap;
+  int oom;
+} cli_strbuf;
+
+/* Appends to sb like printf. */
+void cli_sb_printf(cli_strbuf *sb, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+/* The text of sb: "" when empty, "out of memory" after a failed append. */
+const char *cli_sb_str(const cli_strbuf *sb);
+void cli_sb_free(cli_strbuf *sb);
+
+/* Number of elements of t, or 0 with *ok = 0 on overflow or a negative dim. */
+size_t cli_element_count(const onyx_tensor *t, int *ok);
+
+/* ---- Values (print.c) ---- */
+
+/* Enough for any single formatted element ("%.17g" of a double, an int64,
+ * or a hexadecimal bit pattern). Only ever written with snprintf. */
+#define CLI_VALUE_CHARS 64
+
+/* Formats the element at p (little-endian, any alignment) of type dt. */
+void cli_format_value(char *buf, size_t cap, onyx_dtype dt, const unsigned char *p);
+
+/* Formats the element's bit pattern as hexadecimal (little-endian read). */
+void cli_format_bits(char *buf, size_t cap, const unsigned char *p, size_t esize);
+
+/* Appends "[d0, d1, ...]" to sb. */
+void cli_sb_dims(cli_strbuf *sb, uint32_t rank, const int64_t *dims);
+
+/* Prints the values of t (header excluded) like numpy, then a newline. */
+void cli_print_values(FILE *out, const onyx_tensor *t);
+
+/* ---- The commands ---- */
+
+int cli_run(cli_args *a);   /* onyx run (run.c) */
+int cli_info(cli_args *a);  /* onyx info (run.c) */
+int cli_test(cli_args *a);  /* onyx test (test.c) */
+int cli_bench(cli_args *a); /* onyx bench: times runs on random inputs (bench.c) */
 
 #endif /* ONYX_CLI_H */

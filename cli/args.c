@@ -1,0 +1,373 @@
+/*
+ * The command line: help texts, option values and the parse into cli_args.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "onyx.h"
+
+void cli_usage_error(const char *command, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(NULL, 0, fmt, ap);
+  va_end(ap);
+  char *msg = n < 0 ? NULL : malloc((size_t)n + 1);
+  if (msg) {
+    va_start(ap, fmt);
+    vsnprintf(msg, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+  }
+  /* The arguments quote the command line, which may hold any bytes. */
+  fprintf(stderr, "onyx: %s\n", msg ? cli_esc(msg) : "out of memory");
+  free(msg);
+  if (command)
+    fprintf(stderr, "Try 'onyx %s --help'.\n", cli_esc(command));
+  else
+    fputs("Try 'onyx --help'.\n", stderr);
+}
+
+static const char HELP_MAIN[] =
+    "Usage: onyx COMMAND [ARGS...]\n"
+    "\n"
+    "A runtime for ONNX models (operators Ceil, Floor, Clip, Sign, Constant).\n"
+    "\n"
+    "Commands:\n"
+    "  run MODEL [--input NAME=FILE]... [--output-dir DIR] [--format FORMAT]\n"
+    "                   run a model once on TensorProto (.pb) or numpy (.npy)\n"
+    "                   inputs and print or save its outputs\n"
+    "  test PATH...     run ONNX backend-test case folders and compare outputs\n"
+    "  info MODEL       check a model and describe its inputs, outputs and nodes\n"
+    "  bench MODEL [--shape NAME=DIMS]... [--runs N | --duration S]\n"
+    "                   time runs of a model on random inputs\n"
+    "  help [COMMAND]   show this help, or a command's help\n"
+    "\n"
+    "Options:\n"
+    "  --threads N      worker threads for large tensors (0: the default)\n"
+    "  --isa LEVEL      highest instruction set kernels may use: scalar, sse41,\n"
+    "                   avx2, avx512, or best (the default: no cap)\n"
+    "  -h, --help       show help\n"
+    "  --version        show the version\n"
+    "\n"
+    "Exit codes:\n"
+    "  0  success\n"
+    "  1  a test case failed, or 'test' found no case\n"
+    "  2  usage error (bad option or argument, unknown command, input names\n"
+    "     that do not match the model)\n"
+    "  3  onyx error: a model or tensor could not be loaded, a session could\n"
+    "     not be created, a run failed, or an output could not be written\n";
+
+static const char HELP_RUN[] =
+    "Usage: onyx run MODEL [--input NAME=FILE]... [--output-dir DIR]\n"
+    "                [--format FORMAT] [--threads N] [--isa LEVEL]\n"
+    "\n"
+    "Runs MODEL once. Each --input binds FILE to the model input called NAME;\n"
+    "every input of the model must be given once. FILE is a serialized\n"
+    "TensorProto (.pb) or a numpy array (.npy: recognized by its extension or\n"
+    "its first bytes; C order, little-endian; a bfloat16 input takes '<u2'\n"
+    "bit patterns).\n"
+    "\n"
+    "Without --output-dir, each output is printed as a line 'NAME: TYPE [DIMS]'\n"
+    "followed by its values in nested brackets (tensors of more than 1000\n"
+    "elements are summarized with '...'). With --output-dir, each output is\n"
+    "written to DIR/NAME.pb as a TensorProto named NAME, or with --format npy\n"
+    "to DIR/NAME.npy (bfloat16 as '<u2' bit patterns, since numpy has no\n"
+    "bfloat16). DIR is created if missing.\n"
+    "\n"
+    "Options:\n"
+    "  --input NAME=FILE  bind an input (repeatable)\n"
+    "  --output-dir DIR   write outputs as files instead of printing them\n"
+    "  --format FORMAT    file format for --output-dir: pb (the default) or npy\n"
+    "  --threads N        worker threads for large tensors (0: the default)\n"
+    "  --isa LEVEL        scalar, sse41, avx2, avx512 or best\n"
+    "\n"
+    "Exit codes: 0 success, 2 usage error (including an unknown, repeated or\n"
+    "missing input name), 3 onyx or I/O error.\n";
+
+static const char HELP_TEST[] =
+    "Usage: onyx test [-v] [--threads N] [--isa LEVEL] PATH...\n"
+    "\n"
+    "Runs ONNX backend-test cases. A case folder holds model.onnx and\n"
+    "test_data_set_N/ folders with input_K.pb and output_K.pb files. A PATH\n"
+    "without model.onnx is searched recursively (in name order, skipping names\n"
+    "that start with '.', following links but visiting each folder once) for\n"
+    "case folders. Every output must match output_K.pb bit for bit (same\n"
+    "type, shape and bytes), except that any NaN matches any NaN.\n"
+    "\n"
+    "Prints 'FAIL CASE: REASON' for each failing case ('ok CASE' too with -v)\n"
+    "and ends with 'N passed, N failed'.\n"
+    "\n"
+    "Options:\n"
+    "  -v, --verbose    also print passing cases\n"
+    "  --threads N      worker threads for large tensors (0: the default)\n"
+    "  --isa LEVEL      scalar, sse41, avx2, avx512 or best\n"
+    "\n"
+    "Exit codes: 0 all cases passed, 1 a case failed or no case was found,\n"
+    "2 usage error, 3 a PATH could not be read.\n";
+
+static const char HELP_INFO[] =
+    "Usage: onyx info [--threads N] [--isa LEVEL] MODEL\n"
+    "\n"
+    "Loads MODEL and creates a session from it, so that every check runs, then\n"
+    "prints its IR version, opset imports, inputs and outputs (with symbolic\n"
+    "dimensions by name) and nodes.\n"
+    "\n"
+    "Exit codes: 0 success, 2 usage error, 3 the model is invalid or could\n"
+    "not be loaded.\n";
+
+static const char HELP_BENCH[] =
+    "Usage: onyx bench MODEL [--shape NAME=DIMS]... [--warmup N] [--runs N]\n"
+    "                  [--duration S] [--per-node] [--progress] [--threads N]\n"
+    "                  [--isa LEVEL]\n"
+    "\n"
+    "Times runs of MODEL on random inputs of its declared types, and prints the\n"
+    "median, 90th and 99th percentile latency and the throughput (runs per\n"
+    "second, and gigabytes per second of inputs plus outputs).\n"
+    "\n"
+    "A symbolic or unknown input dimension needs a size: --shape NAME=DIMS\n"
+    "gives the whole shape of the input NAME (DIMS such as 2x3x4; empty for a\n"
+    "scalar), or --shape DIM=SIZE the size of the symbolic dimension DIM\n"
+    "wherever it appears.\n"
+    "\n"
+    "Options:\n"
+    "  --shape NAME=DIMS  an input's shape, or a symbolic dimension's size\n"
+    "                     (repeatable)\n"
+    "  --warmup N         untimed runs before timing (default 5)\n"
+    "  --runs N           number of timed runs\n"
+    "  --duration S       time runs for S seconds (default 1 without --runs);\n"
+    "                     with --runs too, stop at whichever comes first\n"
+    "  --per-node         also time each node alone (see below)\n"
+    "  --progress         show the progress line even when stderr is not a\n"
+    "                     terminal\n"
+    "  --threads N        worker threads for large tensors (0: the default)\n"
+    "  --isa LEVEL        scalar, sse41, avx2, avx512 or best\n"
+    "\n"
+    "--per-node times each node in isolation: its kernel through the kernel\n"
+    "API (onyx_ceil, onyx_floor, onyx_clip, onyx_sign) on one thread, on\n"
+    "random buffers of the node's input shape and type. A session run may fuse\n"
+    "nodes and use threads, so these times need not add up to a run's latency.\n"
+    "Constant nodes are folded when the session is created and are not timed.\n"
+    "\n"
+    "Runs that take longer than a second show a progress line on stderr when\n"
+    "it is a terminal (or with --progress).\n"
+    "\n"
+    "Exit codes: 0 success, 2 usage error (including a symbolic dimension\n"
+    "without --shape), 3 onyx error.\n";
+
+const char *cli_command_help(const char *command) {
+  if (!command) return HELP_MAIN;
+  if (strcmp(command, "run") == 0) return HELP_RUN;
+  if (strcmp(command, "test") == 0) return HELP_TEST;
+  if (strcmp(command, "info") == 0) return HELP_INFO;
+  if (strcmp(command, "bench") == 0) return HELP_BENCH;
+  return NULL;
+}
+
+static int parse_threads(const char *command, const char *s, uint32_t *out) {
+  if (*s < '0' || *s > '9') goto bad;
+  uint64_t v = 0;
+  for (const char *c = s; *c; c++) {
+    if (*c < '0' || *c > '9') goto bad;
+    v = v * 10 + (uint64_t)(*c - '0');
+    if (v > UINT32_MAX) goto bad;
+  }
+  *out = (uint32_t)v;
+  return 1;
+bad:
+  cli_usage_error(command, "--threads: '%s' is not a number from 0 to %" PRIu32, s, UINT32_MAX);
+  return 0;
+}
+
+static int parse_isa(const char *command, const char *s, onyx_isa *out) {
+  static const struct {
+    const char *name;
+    onyx_isa isa;
+  } names[] = {{"scalar", ONYX_ISA_SCALAR},
+               {"sse41", ONYX_ISA_SSE41},
+               {"avx2", ONYX_ISA_AVX2},
+               {"avx512", ONYX_ISA_AVX512},
+               {"best", ONYX_ISA_BEST}};
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+    if (strcmp(s, names[i].name) == 0) {
+      *out = names[i].isa;
+      return 1;
+    }
+  }
+  cli_usage_error(command, "--isa: '%s' is not one of scalar, sse41, avx2, avx512, best", s);
+  return 0;
+}
+
+/* A count option (--warmup, --runs): a decimal number from min to 10^12. */
+static int parse_count(const char *command, const char *option, const char *s, long long min,
+                       long long *out) {
+  long long v = 0;
+  if (*s < '0' || *s > '9') goto bad;
+  for (const char *c = s; *c; c++) {
+    if (*c < '0' || *c > '9') goto bad;
+    v = v * 10 + (*c - '0');
+    if (v > 1000000000000LL) goto bad;
+  }
+  if (v < min) goto bad;
+  *out = v;
+  return 1;
+bad:
+  cli_usage_error(command, "%s: '%s' is not a whole number from %lld to 10^12", option, s, min);
+  return 0;
+}
+
+/* --duration: seconds, a positive decimal number of at most 10^6. */
+static int parse_seconds(const char *command, const char *s, double *out) {
+  char *end;
+  errno = 0;
+  double v = strtod(s, &end);
+  if (*s == '\0' || *end != '\0' || errno != 0 || !(v > 0) || v > 1e6 || (*s < '0' || *s > '9')) {
+    cli_usage_error(command, "--duration: '%s' is not a number of seconds above 0", s);
+    return 0;
+  }
+  *out = v;
+  return 1;
+}
+
+/*
+ * Parses argv[first..argc-1] for a command that accepts the options in
+ * `allowed`. Options take "--opt VALUE" or "--opt=VALUE"; "--" ends them.
+ * Returns CLI_OK, or CLI_USAGE after printing the problem.
+ */
+int cli_parse_args(int argc, char **argv, int first, unsigned allowed, cli_args *a) {
+  size_t cap = (size_t)argc;
+  a->inputs = malloc(cap * sizeof *a->inputs);
+  a->shapes = malloc(cap * sizeof *a->shapes);
+  a->positional = malloc(cap * sizeof *a->positional);
+  if (!a->inputs || !a->shapes || !a->positional) {
+    cli_error_oom();
+    return CLI_ERROR;
+  }
+  int options_done = 0;
+  for (int i = first; i < argc; i++) {
+    const char *arg = argv[i];
+    if (options_done || arg[0] != '-' || strcmp(arg, "-") == 0) {
+      a->positional[a->n_positional++] = arg;
+      continue;
+    }
+    if (strcmp(arg, "--") == 0) {
+      options_done = 1;
+      continue;
+    }
+    if ((allowed & CLI_OPT_VERBOSE) && (strcmp(arg, "-v") == 0 || strcmp(arg, "--verbose") == 0)) {
+      a->verbose = 1;
+      continue;
+    }
+    if ((allowed & CLI_OPT_PER_NODE) && strcmp(arg, "--per-node") == 0) {
+      a->per_node = 1;
+      continue;
+    }
+    if ((allowed & CLI_OPT_PROGRESS) && strcmp(arg, "--progress") == 0) {
+      a->progress = 1;
+      continue;
+    }
+    static const struct {
+      const char *name;
+      unsigned flag;
+    } valued[] = {{"--threads", CLI_OPT_THREADS},
+                  {"--isa", CLI_OPT_ISA},
+                  {"--input", CLI_OPT_INPUT},
+                  {"--output-dir", CLI_OPT_OUTPUT_DIR},
+                  {"--format", CLI_OPT_FORMAT},
+                  {"--shape", CLI_OPT_SHAPE},
+                  {"--warmup", CLI_OPT_WARMUP},
+                  {"--runs", CLI_OPT_RUNS},
+                  {"--duration", CLI_OPT_DURATION}};
+    unsigned flag = 0;
+    const char *name = NULL;
+    const char *value = NULL;
+    for (size_t k = 0; k < sizeof valued / sizeof valued[0]; k++) {
+      size_t len = strlen(valued[k].name);
+      if (strncmp(arg, valued[k].name, len) == 0 && (arg[len] == '\0' || arg[len] == '=')) {
+        flag = valued[k].flag;
+        name = valued[k].name;
+        if (arg[len] == '=') value = arg + len + 1;
+        break;
+      }
+    }
+    if (!flag || !(allowed & flag)) {
+      cli_usage_error(a->command, "%s: unknown option '%s'", a->command, arg);
+      return CLI_USAGE;
+    }
+    if (!value) {
+      if (i + 1 >= argc) {
+        cli_usage_error(a->command, "%s needs a value", name);
+        return CLI_USAGE;
+      }
+      value = argv[++i];
+    }
+    switch (flag) {
+    case CLI_OPT_THREADS:
+      if (!parse_threads(a->command, value, &a->opts.threads)) return CLI_USAGE;
+      break;
+    case CLI_OPT_ISA:
+      if (!parse_isa(a->command, value, &a->opts.isa_cap)) return CLI_USAGE;
+      break;
+    case CLI_OPT_INPUT:
+      if (!strchr(value, '=')) {
+        cli_usage_error(a->command, "--input: '%s' is not NAME=FILE", value);
+        return CLI_USAGE;
+      }
+      a->inputs[a->n_inputs++] = value;
+      break;
+    case CLI_OPT_OUTPUT_DIR:
+      if (value[0] == '\0') {
+        cli_usage_error(a->command, "--output-dir needs a folder name");
+        return CLI_USAGE;
+      }
+      a->output_dir = value;
+      break;
+    case CLI_OPT_FORMAT:
+      if (strcmp(value, "pb") != 0 && strcmp(value, "npy") != 0) {
+        cli_usage_error(a->command, "--format: '%s' is not pb or npy", value);
+        return CLI_USAGE;
+      }
+      a->format = value;
+      break;
+    case CLI_OPT_SHAPE:
+      if (!strchr(value, '=')) {
+        cli_usage_error(a->command, "--shape: '%s' is not NAME=DIMS", value);
+        return CLI_USAGE;
+      }
+      a->shapes[a->n_shapes++] = value;
+      break;
+    case CLI_OPT_WARMUP:
+      if (!parse_count(a->command, "--warmup", value, 0, &a->warmup)) return CLI_USAGE;
+      break;
+    case CLI_OPT_RUNS:
+      if (!parse_count(a->command, "--runs", value, 1, &a->runs)) return CLI_USAGE;
+      break;
+    case CLI_OPT_DURATION:
+      if (!parse_seconds(a->command, value, &a->duration)) return CLI_USAGE;
+      break;
+    default:
+      break;
+    }
+  }
+  return CLI_OK;
+}
+
+void cli_free_args(cli_args *a) {
+  free(a->inputs);
+  free(a->shapes);
+  free(a->positional);
+}
+
+/* Whether argv[first..] asks for help (before any "--"). */
+int cli_wants_help(int argc, char **argv, int first) {
+  for (int i = first; i < argc; i++) {
+    if (strcmp(argv[i], "--") == 0) return 0;
+    if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) return 1;
+  }
+  return 0;
+}
+

@@ -1,0 +1,584 @@
+/*
+ * onyx test: finds ONNX backend-test case folders (each folder visited
+ * once), runs every data set of each case and compares the outputs bit for
+ * bit, NaN matching NaN.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#include "cli.h"
+#include "onyx.h"
+
+static int is_float_type(onyx_dtype dt) {
+  return dt == ONYX_DTYPE_FLOAT || dt == ONYX_DTYPE_DOUBLE || dt == ONYX_DTYPE_FLOAT16 ||
+         dt == ONYX_DTYPE_BFLOAT16;
+}
+
+/* Whether the element at p of a float type dt is a NaN. */
+static int is_nan_value(onyx_dtype dt, const unsigned char *p) {
+  switch (dt) {
+  case ONYX_DTYPE_FLOAT: {
+    uint32_t u;
+    memcpy(&u, p, sizeof u);
+    return (u & 0x7fffffffu) > 0x7f800000u;
+  }
+  case ONYX_DTYPE_DOUBLE: {
+    uint64_t u;
+    memcpy(&u, p, sizeof u);
+    return (u & 0x7fffffffffffffffu) > 0x7ff0000000000000u;
+  }
+  case ONYX_DTYPE_FLOAT16: {
+    uint16_t u;
+    memcpy(&u, p, sizeof u);
+    return (u & 0x7fffu) > 0x7c00u;
+  }
+  case ONYX_DTYPE_BFLOAT16: {
+    uint16_t u;
+    memcpy(&u, p, sizeof u);
+    return (u & 0x7fffu) > 0x7f80u;
+  }
+  default:
+    return 0;
+  }
+}
+
+typedef struct str_list {
+  char **items;
+  size_t len, cap;
+} str_list;
+
+/* Takes ownership of s. Returns 0 (and frees s) when out of memory. */
+static int list_push(str_list *l, char *s) {
+  if (l->len == l->cap) {
+    size_t cap = l->cap ? l->cap * 2 : 16;
+    char **items = realloc(l->items, cap * sizeof *items);
+    if (!items) {
+      free(s);
+      return 0;
+    }
+    l->items = items;
+    l->cap = cap;
+  }
+  l->items[l->len++] = s;
+  return 1;
+}
+
+static void list_free(str_list *l) {
+  for (size_t i = 0; i < l->len; i++) free(l->items[i]);
+  free(l->items);
+  l->items = NULL;
+  l->len = l->cap = 0;
+}
+
+static int cmp_str(const void *a, const void *b) {
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The entry names of folder dir, sorted, without "." and "..".
+ * Returns 0 after printing the error. */
+static int list_dir(const char *dir, str_list *out, int skip_hidden) {
+  DIR *d = opendir(dir);
+  if (!d) {
+    fprintf(stderr, "onyx: %s: %s\n", cli_esc(dir), strerror(errno));
+    return 0;
+  }
+  int ok = 1;
+  struct dirent *e;
+  errno = 0;
+  while ((e = readdir(d)) != NULL) {
+    const char *n = e->d_name;
+    if (strcmp(n, ".") == 0 || strcmp(n, "..") == 0 || (skip_hidden && n[0] == '.')) continue;
+    char *copy = cli_str_printf("%s", n);
+    if (!copy || !list_push(out, copy)) { /* list_push frees copy on failure */
+      cli_error_oom();
+      ok = 0;
+      break;
+    }
+    errno = 0;
+  }
+  if (ok && errno != 0) {
+    fprintf(stderr, "onyx: %s: %s\n", cli_esc(dir), strerror(errno));
+    ok = 0;
+  }
+  closedir(d);
+  /* qsort's pointer must be valid even for no items: an empty folder has none. */
+  if (ok && out->len > 0) qsort(out->items, out->len, sizeof *out->items, cmp_str);
+  return ok;
+}
+
+static int is_case_dir(const char *dir) {
+  char *m = cli_path_join(dir, "model.onnx");
+  if (!m) return 0;
+  struct stat sb;
+  int r = stat(m, &sb) == 0;
+  free(m);
+  return r;
+}
+
+/* The folders a walk has visited, by device and inode, so that each is
+ * visited once however many paths (symbolic links) lead to it: a walk then
+ * costs one visit per folder, even on link diamonds, and ends on loops.
+ * Open addressing with linear probing, grown at half full. */
+typedef struct dir_key {
+  dev_t dev;
+  ino_t ino;
+  int used;
+} dir_key;
+
+typedef struct dir_set {
+  dir_key *slots;
+  size_t len, cap; /* cap: 0 or a power of two */
+} dir_set;
+
+static size_t dir_slot(const dir_set *s, dev_t dev, ino_t ino) {
+  uint64_t h = ((uint64_t)ino ^ ((uint64_t)dev << 32 | (uint64_t)dev >> 32)) *
+               0x9E3779B97F4A7C15ULL;
+  size_t i = (size_t)(h >> 32) & (s->cap - 1);
+  while (s->slots[i].used && (s->slots[i].dev != dev || s->slots[i].ino != ino))
+    i = (i + 1) & (s->cap - 1);
+  return i;
+}
+
+static int dir_set_grow(dir_set *s) {
+  dir_set bigger = {calloc(s->cap ? s->cap * 2 : 64, sizeof(dir_key)), s->len,
+                    s->cap ? s->cap * 2 : 64};
+  if (!bigger.slots) return 0;
+  for (size_t i = 0; i < s->cap; i++)
+    if (s->slots[i].used) bigger.slots[dir_slot(&bigger, s->slots[i].dev, s->slots[i].ino)] =
+        s->slots[i];
+  free(s->slots);
+  *s = bigger;
+  return 1;
+}
+
+/* Adds the folder sb describes. Returns 1 if it is new, 0 if it was visited
+ * already, -1 when out of memory. */
+static int dir_set_add(dir_set *s, const struct stat *sb) {
+  if (2 * (s->len + 1) > s->cap && !dir_set_grow(s)) return -1;
+  dir_key *k = &s->slots[dir_slot(s, sb->st_dev, sb->st_ino)];
+  if (k->used) return 0;
+  k->dev = sb->st_dev;
+  k->ino = sb->st_ino;
+  k->used = 1;
+  s->len++;
+  return 1;
+}
+
+/* Adds the case folders under dir (sorted by name) to cases, skipping
+ * folders in visited and adding those it walks. Returns 0 if some folder
+ * could not be read (after reporting it). */
+static int find_cases(const char *dir, dir_set *visited, str_list *cases) {
+  struct stat sb;
+  if (stat(dir, &sb) != 0) {
+    fprintf(stderr, "onyx: %s: %s\n", cli_esc(dir), strerror(errno));
+    return 0;
+  }
+  int added = dir_set_add(visited, &sb);
+  if (added <= 0) {
+    if (added < 0) cli_error_oom();
+    return added == 0;
+  }
+  str_list names = {0};
+  if (!list_dir(dir, &names, 1)) {
+    list_free(&names);
+    return 0;
+  }
+  int ok = 1;
+  for (size_t i = 0; i < names.len; i++) {
+    char *child = cli_path_join(dir, names.items[i]);
+    if (!child) {
+      cli_error_oom();
+      ok = 0;
+      break;
+    }
+    struct stat cs;
+    if (stat(child, &cs) != 0 || !S_ISDIR(cs.st_mode)) {
+      free(child);
+      continue;
+    }
+    if (is_case_dir(child)) {
+      int fresh = dir_set_add(visited, &cs);
+      if (fresh < 0 || (fresh && !list_push(cases, child))) {
+        cli_error_oom();
+        if (fresh < 0) free(child);
+        ok = 0;
+        break;
+      }
+      if (!fresh) free(child);
+    } else {
+      if (!find_cases(child, visited, cases)) ok = 0;
+      free(child);
+    }
+  }
+  list_free(&names);
+  return ok;
+}
+
+typedef struct data_set {
+  unsigned long long number;
+  char *name;
+} data_set;
+
+static int cmp_data_set(const void *a, const void *b) {
+  const data_set *x = a, *y = b;
+  if (x->number != y->number) return x->number < y->number ? -1 : 1;
+  return strcmp(x->name, y->name);
+}
+
+/* Whether name is "test_data_set_" followed by digits; sets *number. */
+static int parse_data_set_name(const char *name, unsigned long long *number) {
+  static const char prefix[] = "test_data_set_";
+  size_t plen = sizeof prefix - 1;
+  if (strncmp(name, prefix, plen) != 0 || name[plen] == '\0') return 0;
+  unsigned long long v = 0;
+  for (const char *c = name + plen; *c; c++) {
+    if (*c < '0' || *c > '9') return 0;
+    unsigned d = (unsigned)(*c - '0');
+    if (v > (ULLONG_MAX - d) / 10) return 0;
+    v = v * 10 + d;
+  }
+  *number = v;
+  return 1;
+}
+
+/* A growable array of loaded tensors. */
+typedef struct tensor_list {
+  onyx_tensor *items;
+  size_t len, cap;
+} tensor_list;
+
+static void tensors_free(tensor_list *l) {
+  for (size_t i = 0; i < l->len; i++) onyx_free(l->items[i].data);
+  free(l->items);
+  l->items = NULL;
+  l->len = l->cap = 0;
+}
+
+/* Loads dir/PREFIX_K.pb for K = 0, 1, ... until one is missing. Returns 0
+ * and writes the reason into why on failure. */
+static int load_numbered(const char *dir, const char *set_name, const char *prefix,
+                         tensor_list *out, cli_strbuf *why) {
+  for (size_t k = 0;; k++) {
+    char *file = cli_str_printf("%s/%s_%zu.pb", dir, prefix, k);
+    if (!file) {
+      cli_sb_printf(why, "out of memory");
+      return 0;
+    }
+    struct stat sb;
+    if (stat(file, &sb) != 0 && errno == ENOENT) {
+      free(file);
+      return 1;
+    }
+    if (out->len == out->cap) {
+      size_t cap = out->cap ? out->cap * 2 : 4;
+      onyx_tensor *items = realloc(out->items, cap * sizeof *items);
+      if (!items) {
+        free(file);
+        cli_sb_printf(why, "out of memory");
+        return 0;
+      }
+      out->items = items;
+      out->cap = cap;
+    }
+    onyx_error err;
+    cli_reset_error(&err);
+    onyx_tensor *t = &out->items[out->len];
+    onyx_status st = onyx_tensor_load_file(file, t, NULL, &err);
+    if (st != ONYX_OK) {
+      cli_sb_printf(why, "%s/%s_%zu.pb: %s (%s)", set_name, prefix, k, cli_error_text(file, st, &err),
+                onyx_status_name(st));
+      free(file);
+      return 0;
+    }
+    out->len++;
+    free(file);
+  }
+}
+
+/* Appends "[i0, i1, ...]" for flat element index `flat` of shape dims. */
+static void sb_index(cli_strbuf *sb, uint32_t rank, const int64_t *dims, size_t flat) {
+  size_t idx[ONYX_MAX_RANK];
+  for (uint32_t i = rank; i-- > 0;) {
+    size_t d = (size_t)dims[i];
+    idx[i] = d ? flat % d : 0;
+    flat = d ? flat / d : 0;
+  }
+  cli_sb_printf(sb, "[");
+  for (uint32_t i = 0; i < rank; i++) cli_sb_printf(sb, "%s%zu", i ? ", " : "", idx[i]);
+  cli_sb_printf(sb, "]");
+}
+
+/* Compares got with expected; returns 1 when they match, else 0 with the
+ * reason (after the "SET output K 'NAME': " prefix) appended to why. */
+static int compare_output(const onyx_tensor *got, const onyx_tensor *exp, cli_strbuf *why) {
+  if (got->dtype != exp->dtype) {
+    cli_sb_printf(why, "got type %s, expected %s", onyx_dtype_name(got->dtype),
+              onyx_dtype_name(exp->dtype));
+    return 0;
+  }
+  int same_shape = got->rank == exp->rank && got->rank <= ONYX_MAX_RANK;
+  for (uint32_t i = 0; same_shape && i < got->rank; i++)
+    if (got->dims[i] != exp->dims[i]) same_shape = 0;
+  if (!same_shape) {
+    cli_sb_printf(why, "got shape ");
+    cli_sb_dims(why, got->rank, got->dims);
+    cli_sb_printf(why, ", expected ");
+    cli_sb_dims(why, exp->rank, exp->dims);
+    return 0;
+  }
+  size_t esize = onyx_dtype_size(exp->dtype);
+  int ok;
+  size_t count = cli_element_count(exp, &ok);
+  if (!ok || esize == 0 || count > SIZE_MAX / esize) {
+    cli_sb_printf(why, "expected tensor is too large");
+    return 0;
+  }
+  size_t bytes = count * esize;
+  if (exp->size < bytes || (bytes && !exp->data)) {
+    cli_sb_printf(why, "expected tensor holds %zu bytes, its shape needs %zu", exp->size, bytes);
+    return 0;
+  }
+  if (got->size < bytes || (bytes && !got->data)) {
+    cli_sb_printf(why, "got %zu bytes of data, the shape needs %zu", got->size, bytes);
+    return 0;
+  }
+  const unsigned char *g = got->data, *e = exp->data;
+  int nan_equal = is_float_type(exp->dtype);
+  for (size_t i = 0; i < count; i++) {
+    const unsigned char *gp = g + i * esize, *ep = e + i * esize;
+    if (memcmp(gp, ep, esize) == 0) continue;
+    if (nan_equal && is_nan_value(exp->dtype, gp) && is_nan_value(exp->dtype, ep)) continue;
+    char gs[CLI_VALUE_CHARS], es[CLI_VALUE_CHARS];
+    cli_format_value(gs, sizeof gs, exp->dtype, gp);
+    cli_format_value(es, sizeof es, exp->dtype, ep);
+    if (strcmp(gs, es) == 0) {
+      /* The same printed value with different bits (NaN against non-NaN
+       * cannot print the same, so this is rare): show the bits. */
+      cli_format_bits(gs, sizeof gs, gp, esize);
+      cli_format_bits(es, sizeof es, ep, esize);
+    }
+    cli_sb_printf(why, "element %zu (index ", i);
+    sb_index(why, exp->rank, exp->dims, i);
+    cli_sb_printf(why, "): got %s, expected %s", gs, es);
+    return 0;
+  }
+  return 1;
+}
+
+/* Runs one data set. Returns 1 when it passes, else 0 with the reason in why. */
+static int run_data_set(onyx_session *session, const onyx_value_info *out_info, size_t n_in,
+                        size_t n_out, const char *dir, const char *set_name, cli_strbuf *why) {
+  tensor_list inputs = {0}, expected = {0};
+  onyx_tensor *got = NULL;
+  int pass = 0;
+  if (!load_numbered(dir, set_name, "input", &inputs, why)) goto done;
+  if (!load_numbered(dir, set_name, "output", &expected, why)) goto done;
+  if (inputs.len != n_in) {
+    cli_sb_printf(why, "%s: %zu input file%s, the model has %zu input%s", set_name, inputs.len,
+              inputs.len == 1 ? "" : "s", n_in, n_in == 1 ? "" : "s");
+    goto done;
+  }
+  if (expected.len != n_out) {
+    cli_sb_printf(why, "%s: %zu output file%s, the model has %zu output%s", set_name, expected.len,
+              expected.len == 1 ? "" : "s", n_out, n_out == 1 ? "" : "s");
+    goto done;
+  }
+  got = calloc(n_out ? n_out : 1, sizeof *got);
+  if (!got) {
+    cli_sb_printf(why, "out of memory");
+    goto done;
+  }
+  onyx_error err;
+  cli_reset_error(&err);
+  onyx_status st = onyx_session_run(session, inputs.items, n_in, got, n_out, &err);
+  if (st != ONYX_OK) {
+    cli_sb_printf(why, "%s: %s (%s)", set_name, cli_error_text(NULL, st, &err), onyx_status_name(st));
+    goto done;
+  }
+  pass = 1;
+  for (size_t k = 0; k < n_out && pass; k++) {
+    cli_strbuf detail = {0};
+    if (!compare_output(&got[k], &expected.items[k], &detail)) {
+      cli_sb_printf(why, "%s output %zu '%s': %s", set_name, k, out_info[k].name, cli_sb_str(&detail));
+      pass = 0;
+    }
+    cli_sb_free(&detail);
+  }
+done:
+  if (got)
+    for (size_t k = 0; k < n_out; k++) onyx_free(got[k].data);
+  free(got);
+  tensors_free(&inputs);
+  tensors_free(&expected);
+  return pass;
+}
+
+/* Runs one case folder. Returns 1 when it passes, else 0 with the reason. */
+static int run_case(const char *dir, const onyx_session_options *opts, cli_strbuf *why) {
+  onyx_model *model = NULL;
+  onyx_session *session = NULL;
+  onyx_value_info *out_info = NULL;
+  str_list names = {0};
+  data_set *sets = NULL;
+  size_t n_sets = 0;
+  int pass = 0;
+  onyx_error err;
+  onyx_status st;
+
+  char *model_path = cli_path_join(dir, "model.onnx");
+  if (!model_path) {
+    cli_sb_printf(why, "out of memory");
+    goto done;
+  }
+  cli_reset_error(&err);
+  st = onyx_model_load_file(model_path, &model, &err);
+  if (st == ONYX_OK) {
+    cli_reset_error(&err);
+    st = onyx_session_create(model, opts, &session, &err);
+  }
+  if (st != ONYX_OK) {
+    cli_sb_printf(why, "model.onnx: %s (%s)", cli_error_text(model_path, st, &err),
+              onyx_status_name(st));
+    goto done;
+  }
+  size_t n_in = onyx_session_input_count(session);
+  size_t n_out = onyx_session_output_count(session);
+  out_info = calloc(n_out ? n_out : 1, sizeof *out_info);
+  if (!out_info) {
+    cli_sb_printf(why, "out of memory");
+    goto done;
+  }
+  for (size_t k = 0; k < n_out; k++) {
+    cli_reset_error(&err);
+    st = onyx_session_output_info(session, k, &out_info[k], &err);
+    if (st != ONYX_OK) {
+      cli_sb_printf(why, "%s (%s)", cli_error_text(model_path, st, &err), onyx_status_name(st));
+      goto done;
+    }
+  }
+
+  DIR *d = opendir(dir);
+  if (!d) {
+    cli_sb_printf(why, "%s", strerror(errno));
+    goto done;
+  }
+  struct dirent *e;
+  while ((e = readdir(d)) != NULL) {
+    unsigned long long number;
+    if (!parse_data_set_name(e->d_name, &number)) continue;
+    char *copy = cli_str_printf("%s", e->d_name);
+    if (!copy || !list_push(&names, copy)) {
+      closedir(d);
+      cli_sb_printf(why, "out of memory");
+      goto done;
+    }
+  }
+  closedir(d);
+  sets = calloc(names.len ? names.len : 1, sizeof *sets);
+  if (!sets) {
+    cli_sb_printf(why, "out of memory");
+    goto done;
+  }
+  for (size_t i = 0; i < names.len; i++) {
+    char *sub = cli_path_join(dir, names.items[i]);
+    if (!sub) {
+      cli_sb_printf(why, "out of memory");
+      goto done;
+    }
+    struct stat sb;
+    int is_dir = stat(sub, &sb) == 0 && S_ISDIR(sb.st_mode);
+    free(sub);
+    if (!is_dir) continue;
+    parse_data_set_name(names.items[i], &sets[n_sets].number);
+    sets[n_sets].name = names.items[i];
+    n_sets++;
+  }
+  if (n_sets == 0) {
+    cli_sb_printf(why, "no test_data_set_N folder");
+    goto done;
+  }
+  qsort(sets, n_sets, sizeof *sets, cmp_data_set);
+
+  pass = 1;
+  for (size_t i = 0; i < n_sets && pass; i++) {
+    char *sub = cli_path_join(dir, sets[i].name);
+    if (!sub) {
+      cli_sb_printf(why, "out of memory");
+      pass = 0;
+      break;
+    }
+    pass = run_data_set(session, out_info, n_in, n_out, sub, sets[i].name, why);
+    free(sub);
+  }
+
+done:
+  free(sets);
+  list_free(&names);
+  free(out_info);
+  onyx_session_free(session);
+  onyx_model_free(model);
+  free(model_path);
+  return pass;
+}
+
+int cli_test(cli_args *a) {
+  if (a->n_positional == 0) {
+    cli_usage_error("test", "test: missing PATH");
+    return CLI_USAGE;
+  }
+  str_list cases = {0};
+  dir_set visited = {0};
+  int read_error = 0;
+  for (size_t i = 0; i < a->n_positional; i++) {
+    const char *p = a->positional[i];
+    struct stat sb;
+    if (stat(p, &sb) != 0) {
+      fprintf(stderr, "onyx: %s: %s\n", cli_esc(p), strerror(errno));
+      read_error = 1;
+    } else if (!S_ISDIR(sb.st_mode)) {
+      fprintf(stderr, "onyx: %s: not a folder\n", cli_esc(p));
+      read_error = 1;
+    } else if (is_case_dir(p)) {
+      int fresh = dir_set_add(&visited, &sb);
+      char *copy = fresh > 0 ? cli_str_printf("%s", p) : NULL;
+      if (fresh < 0 || (fresh && (!copy || !list_push(&cases, copy)))) {
+        cli_error_oom();
+        list_free(&cases);
+        free(visited.slots);
+        return CLI_ERROR;
+      }
+    } else if (!find_cases(p, &visited, &cases)) {
+      read_error = 1;
+    }
+  }
+  free(visited.slots);
+
+  size_t passed = 0, failed = 0;
+  for (size_t i = 0; i < cases.len; i++) {
+    cli_strbuf why = {0};
+    if (run_case(cases.items[i], &a->opts, &why)) {
+      passed++;
+      if (a->verbose) printf("ok %s\n", cli_esc(cases.items[i]));
+    } else {
+      failed++;
+      printf("FAIL %s: %s\n", cli_esc(cases.items[i]), cli_esc(cli_sb_str(&why)));
+    }
+    cli_sb_free(&why);
+    fflush(stdout);
+  }
+  printf("%zu passed, %zu failed\n", passed, failed);
+  if (cases.len == 0) {
+    fprintf(stderr, "onyx: no test case found (a case folder holds model.onnx)\n");
+  }
+  list_free(&cases);
+  if (read_error) return CLI_ERROR;
+  return (failed || passed == 0) ? CLI_TEST_FAILED : CLI_OK;
+}
+
