@@ -183,22 +183,20 @@ bad:
   return 0;
 }
 
+/* --isa: a level by the library's name for it (onyx_isa_name), or "best". */
 static int parse_isa(const char *command, const char *s, onyx_isa *out) {
-  static const struct {
-    const char *name;
-    onyx_isa isa;
-  } names[] = {{"scalar", ONYX_ISA_SCALAR},
-               {"sse41", ONYX_ISA_SSE41},
-               {"avx2", ONYX_ISA_AVX2},
-               {"avx512", ONYX_ISA_AVX512},
-               {"best", ONYX_ISA_BEST}};
-  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-    if (strcmp(s, names[i].name) == 0) {
-      *out = names[i].isa;
+  cli_strbuf known = {0};
+  for (int i = 0; i <= (int)ONYX_ISA_AVX512 + 1; i++) {
+    onyx_isa isa = i <= (int)ONYX_ISA_AVX512 ? (onyx_isa)i : ONYX_ISA_BEST;
+    if (strcmp(s, onyx_isa_name(isa)) == 0) {
+      *out = isa;
+      cli_sb_free(&known);
       return 1;
     }
+    cli_sb_printf(&known, "%s%s", i ? ", " : "", onyx_isa_name(isa));
   }
-  cli_usage_error(command, "--isa: '%s' is not one of scalar, sse41, avx2, avx512, best", s);
+  cli_usage_error(command, "--isa: '%s' is not one of %s", s, cli_sb_str(&known));
+  cli_sb_free(&known);
   return 0;
 }
 
@@ -233,11 +231,113 @@ static int parse_seconds(const char *command, const char *s, double *out) {
   return 1;
 }
 
-/*
- * Parses argv[first..argc-1] for a command that accepts the options in
- * `allowed`. Options take "--opt VALUE" or "--opt=VALUE"; "--" ends them.
- * Returns CLI_OK, or CLI_USAGE after printing the problem.
- */
+/* Sets a flag option (one without a value). Returns 0 if arg is none that
+ * the command accepts. */
+static int set_flag(const char *arg, unsigned allowed, cli_args *a) {
+  if ((allowed & CLI_OPT_VERBOSE) && (strcmp(arg, "-v") == 0 || strcmp(arg, "--verbose") == 0))
+    a->verbose = 1;
+  else if ((allowed & CLI_OPT_PER_NODE) && strcmp(arg, "--per-node") == 0)
+    a->per_node = 1;
+  else if ((allowed & CLI_OPT_PROGRESS) && strcmp(arg, "--progress") == 0)
+    a->progress = 1;
+  else
+    return 0;
+  return 1;
+}
+
+/* The options that take a value. */
+static const struct {
+  const char *name;
+  unsigned flag;
+} VALUED[] = {{"--threads", CLI_OPT_THREADS},   {"--isa", CLI_OPT_ISA},
+              {"--input", CLI_OPT_INPUT},       {"--output-dir", CLI_OPT_OUTPUT_DIR},
+              {"--format", CLI_OPT_FORMAT},     {"--shape", CLI_OPT_SHAPE},
+              {"--warmup", CLI_OPT_WARMUP},     {"--runs", CLI_OPT_RUNS},
+              {"--duration", CLI_OPT_DURATION}};
+
+/* Finds the valued option arg names ("--opt" or "--opt=VALUE"): returns
+ * its index in VALUED and sets *value after an '=', or returns -1. */
+static int find_valued(const char *arg, const char **value) {
+  for (size_t k = 0; k < sizeof VALUED / sizeof VALUED[0]; k++) {
+    size_t len = strlen(VALUED[k].name);
+    if (strncmp(arg, VALUED[k].name, len) == 0 && (arg[len] == '\0' || arg[len] == '=')) {
+      *value = arg[len] == '=' ? arg + len + 1 : NULL;
+      return (int)k;
+    }
+  }
+  return -1;
+}
+
+/* A NAME=VALUE option (--input, --shape): appended to list. */
+static int add_pair(cli_args *a, const char *option, const char *what, const char *value,
+                    const char **list, size_t *n) {
+  if (!strchr(value, '=')) {
+    cli_usage_error(a->command, "%s: '%s' is not %s", option, value, what);
+    return CLI_USAGE;
+  }
+  list[(*n)++] = value;
+  return CLI_OK;
+}
+
+/* Checks and stores the value of the option flag. */
+static int set_valued(cli_args *a, unsigned flag, const char *value) {
+  switch (flag) {
+  case CLI_OPT_THREADS:
+    return parse_threads(a->command, value, &a->opts.threads) ? CLI_OK : CLI_USAGE;
+  case CLI_OPT_ISA:
+    return parse_isa(a->command, value, &a->opts.isa_cap) ? CLI_OK : CLI_USAGE;
+  case CLI_OPT_INPUT:
+    return add_pair(a, "--input", "NAME=FILE", value, a->inputs, &a->n_inputs);
+  case CLI_OPT_SHAPE:
+    return add_pair(a, "--shape", "NAME=DIMS", value, a->shapes, &a->n_shapes);
+  case CLI_OPT_OUTPUT_DIR:
+    if (value[0] == '\0') {
+      cli_usage_error(a->command, "--output-dir needs a folder name");
+      return CLI_USAGE;
+    }
+    a->output_dir = value;
+    return CLI_OK;
+  case CLI_OPT_FORMAT:
+    if (strcmp(value, "pb") != 0 && strcmp(value, "npy") != 0) {
+      cli_usage_error(a->command, "--format: '%s' is not pb or npy", value);
+      return CLI_USAGE;
+    }
+    a->format = value;
+    return CLI_OK;
+  case CLI_OPT_WARMUP:
+    return parse_count(a->command, "--warmup", value, 0, &a->warmup) ? CLI_OK : CLI_USAGE;
+  case CLI_OPT_RUNS:
+    return parse_count(a->command, "--runs", value, 1, &a->runs) ? CLI_OK : CLI_USAGE;
+  case CLI_OPT_DURATION:
+    return parse_seconds(a->command, value, &a->duration) ? CLI_OK : CLI_USAGE;
+  default:
+    return CLI_OK;
+  }
+}
+
+/* Parses the option argv[*i], taking its value from argv[*i + 1] (and
+ * advancing *i) when it is not given as --opt=VALUE. */
+static int parse_option(int argc, char **argv, int *i, unsigned allowed, cli_args *a) {
+  const char *arg = argv[*i];
+  if (set_flag(arg, allowed, a)) return CLI_OK;
+  const char *value;
+  int k = find_valued(arg, &value);
+  if (k < 0 || !(allowed & VALUED[k].flag)) {
+    cli_usage_error(a->command, "%s: unknown option '%s'", a->command, arg);
+    return CLI_USAGE;
+  }
+  if (!value) {
+    if (*i + 1 >= argc) {
+      cli_usage_error(a->command, "%s needs a value", VALUED[k].name);
+      return CLI_USAGE;
+    }
+    value = argv[++*i];
+  }
+  return set_valued(a, VALUED[k].flag, value);
+}
+
+/* Options take "--opt VALUE" or "--opt=VALUE"; "--" ends them, and "-"
+ * is an argument. */
 int cli_parse_args(int argc, char **argv, int first, unsigned allowed, cli_args *a) {
   size_t cap = (size_t)argc;
   a->inputs = malloc(cap * sizeof *a->inputs);
@@ -252,105 +352,11 @@ int cli_parse_args(int argc, char **argv, int first, unsigned allowed, cli_args 
     const char *arg = argv[i];
     if (options_done || arg[0] != '-' || strcmp(arg, "-") == 0) {
       a->positional[a->n_positional++] = arg;
-      continue;
-    }
-    if (strcmp(arg, "--") == 0) {
+    } else if (strcmp(arg, "--") == 0) {
       options_done = 1;
-      continue;
-    }
-    if ((allowed & CLI_OPT_VERBOSE) && (strcmp(arg, "-v") == 0 || strcmp(arg, "--verbose") == 0)) {
-      a->verbose = 1;
-      continue;
-    }
-    if ((allowed & CLI_OPT_PER_NODE) && strcmp(arg, "--per-node") == 0) {
-      a->per_node = 1;
-      continue;
-    }
-    if ((allowed & CLI_OPT_PROGRESS) && strcmp(arg, "--progress") == 0) {
-      a->progress = 1;
-      continue;
-    }
-    static const struct {
-      const char *name;
-      unsigned flag;
-    } valued[] = {{"--threads", CLI_OPT_THREADS},
-                  {"--isa", CLI_OPT_ISA},
-                  {"--input", CLI_OPT_INPUT},
-                  {"--output-dir", CLI_OPT_OUTPUT_DIR},
-                  {"--format", CLI_OPT_FORMAT},
-                  {"--shape", CLI_OPT_SHAPE},
-                  {"--warmup", CLI_OPT_WARMUP},
-                  {"--runs", CLI_OPT_RUNS},
-                  {"--duration", CLI_OPT_DURATION}};
-    unsigned flag = 0;
-    const char *name = NULL;
-    const char *value = NULL;
-    for (size_t k = 0; k < sizeof valued / sizeof valued[0]; k++) {
-      size_t len = strlen(valued[k].name);
-      if (strncmp(arg, valued[k].name, len) == 0 && (arg[len] == '\0' || arg[len] == '=')) {
-        flag = valued[k].flag;
-        name = valued[k].name;
-        if (arg[len] == '=') value = arg + len + 1;
-        break;
-      }
-    }
-    if (!flag || !(allowed & flag)) {
-      cli_usage_error(a->command, "%s: unknown option '%s'", a->command, arg);
-      return CLI_USAGE;
-    }
-    if (!value) {
-      if (i + 1 >= argc) {
-        cli_usage_error(a->command, "%s needs a value", name);
-        return CLI_USAGE;
-      }
-      value = argv[++i];
-    }
-    switch (flag) {
-    case CLI_OPT_THREADS:
-      if (!parse_threads(a->command, value, &a->opts.threads)) return CLI_USAGE;
-      break;
-    case CLI_OPT_ISA:
-      if (!parse_isa(a->command, value, &a->opts.isa_cap)) return CLI_USAGE;
-      break;
-    case CLI_OPT_INPUT:
-      if (!strchr(value, '=')) {
-        cli_usage_error(a->command, "--input: '%s' is not NAME=FILE", value);
-        return CLI_USAGE;
-      }
-      a->inputs[a->n_inputs++] = value;
-      break;
-    case CLI_OPT_OUTPUT_DIR:
-      if (value[0] == '\0') {
-        cli_usage_error(a->command, "--output-dir needs a folder name");
-        return CLI_USAGE;
-      }
-      a->output_dir = value;
-      break;
-    case CLI_OPT_FORMAT:
-      if (strcmp(value, "pb") != 0 && strcmp(value, "npy") != 0) {
-        cli_usage_error(a->command, "--format: '%s' is not pb or npy", value);
-        return CLI_USAGE;
-      }
-      a->format = value;
-      break;
-    case CLI_OPT_SHAPE:
-      if (!strchr(value, '=')) {
-        cli_usage_error(a->command, "--shape: '%s' is not NAME=DIMS", value);
-        return CLI_USAGE;
-      }
-      a->shapes[a->n_shapes++] = value;
-      break;
-    case CLI_OPT_WARMUP:
-      if (!parse_count(a->command, "--warmup", value, 0, &a->warmup)) return CLI_USAGE;
-      break;
-    case CLI_OPT_RUNS:
-      if (!parse_count(a->command, "--runs", value, 1, &a->runs)) return CLI_USAGE;
-      break;
-    case CLI_OPT_DURATION:
-      if (!parse_seconds(a->command, value, &a->duration)) return CLI_USAGE;
-      break;
-    default:
-      break;
+    } else {
+      int rc = parse_option(argc, argv, &i, allowed, a);
+      if (rc != CLI_OK) return rc;
     }
   }
   return CLI_OK;
@@ -371,3 +377,13 @@ int cli_wants_help(int argc, char **argv, int first) {
   return 0;
 }
 
+
+int cli_one_model(const cli_args *a) {
+  if (a->n_positional == 1) return CLI_OK;
+  if (a->n_positional == 0)
+    cli_usage_error(a->command, "%s: missing MODEL", a->command);
+  else
+    cli_usage_error(a->command, "%s: expected one MODEL, got %zu arguments", a->command,
+                    a->n_positional);
+  return CLI_USAGE;
+}

@@ -441,39 +441,36 @@ static int time_node(const onyx_node_info *node, const value_shape *in, int64_t 
   return CLI_OK;
 }
 
-static int per_node(const onyx_model *model, const onyx_session *session,
-                    const onyx_tensor *inputs, const onyx_tensor *outputs, long long warmup,
-                    size_t runs, rng *r) {
-  int rc = CLI_OK;
-  value_table vt = {0};
-  size_t n_nodes = onyx_model_node_count(model);
-  onyx_node_info *nodes = calloc(n_nodes ? n_nodes : 1, sizeof *nodes);
-  node_result *res = calloc(n_nodes ? n_nodes : 1, sizeof *res);
-  if (!nodes || !res) {
+/* Reads the model's nodes into a new array (*nodes). */
+static int read_nodes(const onyx_model *model, onyx_node_info **nodes, size_t *n) {
+  *n = onyx_model_node_count(model);
+  *nodes = calloc(*n ? *n : 1, sizeof **nodes);
+  if (!*nodes) {
     cli_error_oom();
-    rc = CLI_ERROR;
-    goto done;
+    return CLI_ERROR;
   }
-  for (size_t i = 0; i < n_nodes; i++) {
-    if (onyx_model_node(model, i, &nodes[i], NULL) != ONYX_OK) {
+  for (size_t i = 0; i < *n; i++) {
+    if (onyx_model_node(model, i, &(*nodes)[i], NULL) != ONYX_OK) {
       fprintf(stderr, "onyx: cannot read node %zu\n", i);
-      rc = CLI_ERROR;
-      goto done;
+      return CLI_ERROR;
     }
   }
-  /* What the session says, then carried through the element-wise nodes in
-   * both directions until nothing changes. */
+  return CLI_OK;
+}
+
+/* The type and shape of every value that can be known: the session's
+ * inputs and outputs as run, carried through the element-wise nodes in
+ * both directions until nothing changes. */
+static int known_shapes(const onyx_session *session, const onyx_tensor *inputs,
+                        const onyx_tensor *outputs, const onyx_node_info *nodes,
+                        size_t n_nodes, value_table *vt) {
   size_t n_in = onyx_session_input_count(session), n_out = onyx_session_output_count(session);
   for (size_t i = 0; i < n_in + n_out; i++) {
     onyx_value_info v;
     onyx_status st = i < n_in ? onyx_session_input_info(session, i, &v, NULL)
                               : onyx_session_output_info(session, i - n_in, &v, NULL);
     const onyx_tensor *t = i < n_in ? &inputs[i] : &outputs[i - n_in];
-    if (st != ONYX_OK || !vt_add(&vt, v.name, t->dtype, t->rank, t->dims)) {
-      cli_error_oom();
-      rc = CLI_ERROR;
-      goto done;
-    }
+    if (st != ONYX_OK || !vt_add(vt, v.name, t->dtype, t->rank, t->dims)) goto oom;
   }
   for (int changed = 1; changed;) {
     changed = 0;
@@ -481,44 +478,46 @@ static int per_node(const onyx_model *model, const onyx_session *session,
       const onyx_node_info *nd = &nodes[i];
       if (strcmp(nd->op_type, "Constant") == 0 || nd->input_count < 1 || nd->output_count < 1)
         continue;
-      value_shape *a = vt_find(&vt, nd->inputs[0]), *b = vt_find(&vt, nd->outputs[0]);
+      value_shape *a = vt_find(vt, nd->inputs[0]), *b = vt_find(vt, nd->outputs[0]);
       if ((a == NULL) == (b == NULL)) continue;
-      const value_shape *src = a ? a : b;
-      const char *name = a ? nd->outputs[0] : nd->inputs[0];
-      value_shape copy = *src; /* vt_add may move the table */
-      if (!vt_add(&vt, name, copy.dtype, copy.rank, copy.dims)) {
-        cli_error_oom();
-        rc = CLI_ERROR;
-        goto done;
-      }
+      value_shape copy = a ? *a : *b; /* vt_add may move the table */
+      if (!vt_add(vt, a ? nd->outputs[0] : nd->inputs[0], copy.dtype, copy.rank, copy.dims))
+        goto oom;
       changed = 1;
     }
   }
+  return CLI_OK;
+oom:
+  cli_error_oom();
+  return CLI_ERROR;
+}
 
-  int64_t opset = ai_onnx_opset(model);
-  double total = 0;
-  for (size_t i = 0; i < n_nodes; i++) {
-    const onyx_node_info *nd = &nodes[i];
-    if (strcmp(nd->op_type, "Constant") == 0) {
-      snprintf(res[i].note, sizeof res[i].note, "folded when the session is created, not run");
-      continue;
-    }
-    if (strcmp(nd->op_type, "Ceil") != 0 && strcmp(nd->op_type, "Floor") != 0 &&
-        strcmp(nd->op_type, "Sign") != 0 && strcmp(nd->op_type, "Clip") != 0) {
-      snprintf(res[i].note, sizeof res[i].note, "not timed: no kernel for this op");
-      continue;
-    }
-    const value_shape *in = nd->input_count ? vt_find(&vt, nd->inputs[0]) : NULL;
-    if (!in) {
-      snprintf(res[i].note, sizeof res[i].note,
-               "not timed: the type and shape of its input are not known (an initializer?)");
-      continue;
-    }
-    rc = time_node(nd, in, opset, warmup, runs, r, &res[i]);
-    if (rc != CLI_OK) goto done;
-    if (res[i].timed) total += res[i].median;
+/* Times node nd alone into *res, or notes why it is not timed. */
+static int time_one(const onyx_node_info *nd, value_table *vt, int64_t opset, long long warmup,
+                    size_t runs, rng *r, node_result *res) {
+  if (strcmp(nd->op_type, "Constant") == 0) {
+    snprintf(res->note, sizeof res->note, "folded when the session is created, not run");
+    return CLI_OK;
   }
+  if (strcmp(nd->op_type, "Ceil") != 0 && strcmp(nd->op_type, "Floor") != 0 &&
+      strcmp(nd->op_type, "Sign") != 0 && strcmp(nd->op_type, "Clip") != 0) {
+    snprintf(res->note, sizeof res->note, "not timed: no kernel for this op");
+    return CLI_OK;
+  }
+  const value_shape *in = nd->input_count ? vt_find(vt, nd->inputs[0]) : NULL;
+  if (!in) {
+    snprintf(res->note, sizeof res->note,
+             "not timed: the type and shape of its input are not known (an initializer?)");
+    return CLI_OK;
+  }
+  return time_node(nd, in, opset, warmup, runs, r, res);
+}
 
+static void print_per_node(const onyx_node_info *nodes, const node_result *res, size_t n_nodes,
+                           long long warmup, size_t runs) {
+  double total = 0;
+  for (size_t i = 0; i < n_nodes; i++)
+    if (res[i].timed) total += res[i].median;
   printf("per-node: each node timed alone, %zu runs after %lld warm-up runs, through the\n"
          "  kernel API on one thread, on random buffers of its input's shape and type\n"
          "  (a session run may fuse nodes and use threads: these times are not a breakdown\n"
@@ -538,8 +537,25 @@ static int per_node(const onyx_model *model, const onyx_session *session,
            res[i].median * 1e6, res[i].p90 * 1e6, res[i].p99 * 1e6,
            total > 0 ? 100.0 * res[i].median / total : 0.0);
   }
+}
 
-done:
+static int per_node(const onyx_model *model, const onyx_session *session,
+                    const onyx_tensor *inputs, const onyx_tensor *outputs, long long warmup,
+                    size_t runs, rng *r) {
+  value_table vt = {0};
+  onyx_node_info *nodes = NULL;
+  node_result *res = NULL;
+  size_t n_nodes;
+  int rc = read_nodes(model, &nodes, &n_nodes);
+  if (rc == CLI_OK) rc = known_shapes(session, inputs, outputs, nodes, n_nodes, &vt);
+  if (rc == CLI_OK && !(res = calloc(n_nodes ? n_nodes : 1, sizeof *res))) {
+    cli_error_oom();
+    rc = CLI_ERROR;
+  }
+  int64_t opset = ai_onnx_opset(model);
+  for (size_t i = 0; i < n_nodes && rc == CLI_OK; i++)
+    rc = time_one(&nodes[i], &vt, opset, warmup, runs, r, &res[i]);
+  if (rc == CLI_OK) print_per_node(nodes, res, n_nodes, warmup, runs);
   free(vt.v);
   free(nodes);
   free(res);
@@ -553,208 +569,227 @@ done:
  * that level for the whole process. It is set only to lower the level, and
  * before the first call into onyx, which reads it once. */
 static void cap_process_isa(onyx_isa cap) {
-  static const char *const names[] = {"scalar", "sse41", "avx2", "avx512"};
   if (cap > ONYX_ISA_AVX512) return;
   const char *env = getenv("ONYX_ISA");
-  if (env) {
-    for (int i = 0; i < 4; i++)
-      if (strcmp(env, names[i]) == 0 && i <= (int)cap) return; /* already as low */
-  }
-  setenv("ONYX_ISA", names[cap], 1);
+  for (int i = 0; env && i <= (int)cap; i++)
+    if (strcmp(env, onyx_isa_name((onyx_isa)i)) == 0) return; /* already as low */
+  setenv("ONYX_ISA", onyx_isa_name(cap), 1);
 }
 
-int cli_bench(cli_args *a) {
-  if (a->n_positional != 1) {
-    if (a->n_positional == 0)
-      cli_usage_error("bench", "bench: missing MODEL");
-    else
-      cli_usage_error("bench", "bench: expected one MODEL, got %zu arguments", a->n_positional);
-    return CLI_USAGE;
-  }
-  const char *model_path = a->positional[0];
-  long long warmup = a->warmup >= 0 ? a->warmup : DEFAULT_WARMUP;
-  long long max_runs = a->runs; /* -1: no limit */
-  double duration = a->duration > 0 ? a->duration : (a->runs > 0 ? -1 : DEFAULT_DURATION);
-  int show_progress = a->progress || isatty(STDERR_FILENO);
-  cap_process_isa(a->opts.isa_cap);
+/* onyx bench's state: the model, its random inputs, the outputs the
+ * first run allocates and reuses, and the timings. */
+typedef struct bench_state {
+  cli_model m;
+  onyx_tensor *inputs, *outputs;
+  shape_arg *shapes;
+  size_t n_shapes;
+  timings tm;
+  size_t bytes_per_run; /* inputs and outputs */
+  double wall;          /* seconds the timed runs took */
+} bench_state;
 
-  onyx_model *model = NULL;
-  onyx_session *session = NULL;
-  int rc = cli_open_model(model_path, &a->opts, &model, &session);
-  if (rc != CLI_OK) return rc;
+static void bench_free(bench_state *b) {
+  for (size_t i = 0; b->inputs && i < b->m.n_in; i++) free(b->inputs[i].data);
+  for (size_t i = 0; b->outputs && i < b->m.n_out; i++) onyx_free(b->outputs[i].data);
+  free(b->tm.t);
+  free(b->inputs);
+  free(b->outputs);
+  free(b->shapes);
+  cli_model_close(&b->m);
+}
 
-  size_t n_in = onyx_session_input_count(session);
-  size_t n_out = onyx_session_output_count(session);
-  onyx_tensor *inputs = calloc(n_in ? n_in : 1, sizeof *inputs);
-  onyx_tensor *outputs = calloc(n_out ? n_out : 1, sizeof *outputs);
-  onyx_value_info *in_info = calloc(n_in ? n_in : 1, sizeof *in_info);
-  onyx_value_info *out_info = calloc(n_out ? n_out : 1, sizeof *out_info);
-  shape_arg *shapes = calloc(a->n_shapes ? a->n_shapes : 1, sizeof *shapes);
-  timings tm = {0};
-  onyx_error err;
-  onyx_status st;
-  if (!inputs || !outputs || !in_info || !out_info || !shapes) {
+/* Splits each --shape NAME=DIMS (at its last '='); a name given twice is
+ * a usage error. */
+static int parse_shape_args(bench_state *b, const cli_args *a) {
+  b->n_shapes = a->n_shapes;
+  b->shapes = calloc(a->n_shapes ? a->n_shapes : 1, sizeof *b->shapes);
+  if (!b->shapes) {
     cli_error_oom();
-    rc = CLI_ERROR;
-    goto done;
+    return CLI_ERROR;
   }
-  for (size_t i = 0; i < n_in; i++) {
-    cli_reset_error(&err);
-    if ((st = onyx_session_input_info(session, i, &in_info[i], &err)) != ONYX_OK) goto fail;
-  }
-  for (size_t i = 0; i < n_out; i++) {
-    cli_reset_error(&err);
-    if ((st = onyx_session_output_info(session, i, &out_info[i], &err)) != ONYX_OK) goto fail;
-  }
-
-  /* Shapes: every input's, from the model and --shape. */
   for (size_t k = 0; k < a->n_shapes; k++) {
+    shape_arg *s = &b->shapes[k];
     const char *eq = strrchr(a->shapes[k], '=');
-    shapes[k].spec = a->shapes[k];
-    shapes[k].name_len = (size_t)(eq - a->shapes[k]);
-    shapes[k].dims = eq + 1;
+    s->spec = a->shapes[k];
+    s->name_len = (size_t)(eq - a->shapes[k]);
+    s->dims = eq + 1;
     for (size_t j = 0; j < k; j++) {
-      if (shapes[j].name_len == shapes[k].name_len &&
-          memcmp(shapes[j].spec, shapes[k].spec, shapes[k].name_len) == 0) {
-        cli_usage_error("bench", "--shape: '%.*s' is given more than once",
-                        (int)shapes[k].name_len, shapes[k].spec);
-        rc = CLI_USAGE;
-        goto done;
+      if (b->shapes[j].name_len == s->name_len &&
+          memcmp(b->shapes[j].spec, s->spec, s->name_len) == 0) {
+        cli_usage_error("bench", "--shape: '%.*s' is given more than once", (int)s->name_len,
+                        s->spec);
+        return CLI_USAGE;
       }
     }
   }
-  for (size_t i = 0; i < n_in; i++) {
-    inputs[i].dtype = in_info[i].dtype;
-    int r = resolve_shape(model_path, &in_info[i], shapes, a->n_shapes, &inputs[i].rank,
-                          inputs[i].dims);
+  return CLI_OK;
+}
+
+/* Whether --shape s names a symbolic dimension of an input (one whose
+ * shape was given whole, so that resolve_shape did not mark it used). */
+static int names_symbolic_dim(const cli_model *m, const shape_arg *s) {
+  for (size_t i = 0; i < m->n_in; i++)
+    for (uint32_t d = 0; d < m->in_info[i].rank; d++)
+      if (m->in_info[i].dims[d] < 0 && name_is(s, m->in_info[i].dim_names[d])) return 1;
+  return 0;
+}
+
+/* Every input's type and shape, from the model and --shape; reports every
+ * problem (CLI_USAGE), including a --shape that names nothing. */
+static int resolve_shapes(bench_state *b) {
+  int rc = CLI_OK;
+  for (size_t i = 0; i < b->m.n_in; i++) {
+    b->inputs[i].dtype = b->m.in_info[i].dtype;
+    int r = resolve_shape(b->m.path, &b->m.in_info[i], b->shapes, b->n_shapes,
+                          &b->inputs[i].rank, b->inputs[i].dims);
     if (r != CLI_OK) rc = r;
   }
-  for (size_t k = 0; k < a->n_shapes; k++) {
-    if (shapes[k].used) continue;
-    int known = 0; /* a symbolic dimension of an input whose shape was given whole */
-    for (size_t i = 0; i < n_in && !known; i++)
-      for (uint32_t d = 0; d < in_info[i].rank && !known; d++)
-        known = in_info[i].dims[d] < 0 && name_is(&shapes[k], in_info[i].dim_names[d]);
-    if (!known) {
-      fprintf(stderr, "onyx: %s: --shape %s: the model has no input or symbolic dimension "
-                      "named '%s'\n",
-              cli_esc(model_path), cli_esc(shapes[k].spec),
-              cli_esc_n(shapes[k].spec, shapes[k].name_len));
-      rc = CLI_USAGE;
-    }
+  for (size_t k = 0; k < b->n_shapes; k++) {
+    const shape_arg *s = &b->shapes[k];
+    if (s->used || names_symbolic_dim(&b->m, s)) continue;
+    fprintf(stderr, "onyx: %s: --shape %s: the model has no input or symbolic dimension "
+                    "named '%s'\n",
+            cli_esc(b->m.path), cli_esc(s->spec), cli_esc_n(s->spec, s->name_len));
+    rc = CLI_USAGE;
   }
-  if (rc != CLI_OK) goto done;
+  return rc;
+}
 
-  /* Random inputs, filled once. */
-  rng r = {0x9E3779B97F4A7C15ULL};
-  size_t bytes_per_run = 0;
-  for (size_t i = 0; i < n_in; i++) {
+/* Allocates the inputs and fills them once with random values. */
+static int make_inputs(bench_state *b, rng *r) {
+  for (size_t i = 0; i < b->m.n_in; i++) {
+    onyx_tensor *t = &b->inputs[i];
     size_t count;
     int ok;
-    size_t bytes = shape_bytes(inputs[i].dtype, inputs[i].rank, inputs[i].dims, &count, &ok);
+    size_t bytes = shape_bytes(t->dtype, t->rank, t->dims, &count, &ok);
     if (!ok) {
-      fprintf(stderr, "onyx: %s: input '%s' is too large\n", cli_esc(model_path),
-              cli_esc(in_info[i].name));
-      rc = CLI_ERROR;
-      goto done;
+      fprintf(stderr, "onyx: %s: input '%s' is too large\n", cli_esc(b->m.path),
+              cli_esc(b->m.in_info[i].name));
+      return CLI_ERROR;
     }
-    inputs[i].data = alloc_buffer(bytes, &ok);
+    t->data = alloc_buffer(bytes, &ok);
     if (!ok) {
       cli_error_oom();
-      rc = CLI_ERROR;
-      goto done;
+      return CLI_ERROR;
     }
-    inputs[i].size = bytes;
-    fill_random(inputs[i].dtype, inputs[i].data, count, &r);
-    bytes_per_run += bytes;
+    t->size = bytes;
+    fill_random(t->dtype, t->data, count, r);
+    b->bytes_per_run += bytes;
   }
+  return CLI_OK;
+}
 
-  /* One untimed run lets onyx allocate the outputs; the others reuse them. */
+/* One session run; *t receives its time in seconds. */
+static int run_once(bench_state *b, double *t) {
+  onyx_error err;
   cli_reset_error(&err);
-  if ((st = onyx_session_run(session, inputs, n_in, outputs, n_out, &err)) != ONYX_OK) goto fail;
-  for (size_t i = 0; i < n_out; i++) bytes_per_run += outputs[i].size;
+  double t0 = now_seconds();
+  onyx_status st =
+      onyx_session_run(b->m.session, b->inputs, b->m.n_in, b->outputs, b->m.n_out, &err);
+  *t = now_seconds() - t0;
+  if (st == ONYX_OK) return CLI_OK;
+  cli_report(b->m.path, st, &err);
+  return CLI_ERROR;
+}
 
-  for (long long i = 0; i < warmup; i++) {
-    cli_reset_error(&err);
-    if ((st = onyx_session_run(session, inputs, n_in, outputs, n_out, &err)) != ONYX_OK)
-      goto fail;
-  }
-
+/* Times runs until max_runs (if > 0) or duration seconds (if > 0), with
+ * a progress line on stderr once they take longer than PROGRESS_AFTER. */
+static int time_runs(bench_state *b, long long max_runs, double duration, int show_progress) {
   double start = now_seconds(), next_progress = start + PROGRESS_AFTER, end = start;
   int progress_shown = 0;
   for (;;) {
-    cli_reset_error(&err);
-    double t0 = now_seconds();
-    st = onyx_session_run(session, inputs, n_in, outputs, n_out, &err);
-    double t1 = now_seconds();
-    end = t1;
-    if (st != ONYX_OK) goto fail;
-    if (!timings_push(&tm, t1 - t0)) {
+    double t;
+    if (run_once(b, &t) != CLI_OK) return CLI_ERROR;
+    end = now_seconds();
+    if (!timings_push(&b->tm, t)) {
       cli_error_oom();
-      rc = CLI_ERROR;
-      goto done;
+      return CLI_ERROR;
     }
-    if (max_runs > 0 && (long long)tm.n >= max_runs) break;
-    if (duration > 0 && t1 - start >= duration) break;
-    if (show_progress && t1 >= next_progress) {
-      fprintf(stderr, "\ronyx bench: %zu runs, %.1f s", tm.n, t1 - start);
+    if (max_runs > 0 && (long long)b->tm.n >= max_runs) break;
+    if (duration > 0 && end - start >= duration) break;
+    if (show_progress && end >= next_progress) {
+      fprintf(stderr, "\ronyx bench: %zu runs, %.1f s", b->tm.n, end - start);
       fflush(stderr);
       progress_shown = 1;
-      next_progress = t1 + PROGRESS_EVERY;
+      next_progress = end + PROGRESS_EVERY;
     }
   }
-  if (progress_shown) fprintf(stderr, "\ronyx bench: %zu runs, %.1f s, done\n", tm.n, end - start);
-  double wall = end - start;
+  if (progress_shown)
+    fprintf(stderr, "\ronyx bench: %zu runs, %.1f s, done\n", b->tm.n, end - start);
+  b->wall = end - start;
+  return CLI_OK;
+}
 
-  qsort(tm.t, tm.n, sizeof *tm.t, cmp_double);
+/* Prints " NAME TYPE [DIMS]" for each of n values, comma-separated. */
+static void print_values_line(size_t n, const onyx_value_info *infos, const onyx_tensor *t) {
+  for (size_t i = 0; i < n; i++) {
+    printf("%s %s %s ", i ? "," : "", cli_esc(infos[i].name), onyx_dtype_name(t[i].dtype));
+    print_dims(stdout, t[i].rank, t[i].dims);
+  }
+}
+
+static void print_report(const bench_state *b, const cli_args *a, long long warmup) {
+  const double *t = b->tm.t;
+  size_t n = b->tm.n;
   double sum = 0;
-  for (size_t i = 0; i < tm.n; i++) sum += tm.t[i];
-
-  printf("model: %s\n", cli_esc(model_path));
+  for (size_t i = 0; i < n; i++) sum += t[i];
+  printf("model: %s\n", cli_esc(b->m.path));
   printf("inputs:");
-  for (size_t i = 0; i < n_in; i++) {
-    printf("%s %s %s ", i ? "," : "", cli_esc(in_info[i].name),
-           onyx_dtype_name(inputs[i].dtype));
-    print_dims(stdout, inputs[i].rank, inputs[i].dims);
-  }
-  printf("%s\noutputs:", n_in ? "" : " (none)");
-  for (size_t i = 0; i < n_out; i++) {
-    printf("%s %s %s ", i ? "," : "", cli_esc(out_info[i].name),
-           onyx_dtype_name(outputs[i].dtype));
-    print_dims(stdout, outputs[i].rank, outputs[i].dims);
-  }
+  print_values_line(b->m.n_in, b->m.in_info, b->inputs);
+  printf("%s\noutputs:", b->m.n_in ? "" : " (none)");
+  print_values_line(b->m.n_out, b->m.out_info, b->outputs);
   printf("\nsession: threads %" PRIu32 "%s, isa cap %s (detected %s)\n", a->opts.threads,
          a->opts.threads ? "" : " (onyx's default)",
          a->opts.isa_cap == ONYX_ISA_BEST ? "best" : onyx_isa_name(a->opts.isa_cap),
          onyx_isa_name(onyx_isa_detected()));
-  printf("runs: %zu timed in %.6f s, after %lld warm-up runs\n", tm.n, wall, warmup);
+  printf("runs: %zu timed in %.6f s, after %lld warm-up runs\n", n, b->wall, warmup);
   printf("latency: median %.3f us, p90 %.3f us, p99 %.3f us (min %.3f us, mean %.3f us, "
          "max %.3f us)\n",
-         quantile(tm.t, tm.n, 0.5) * 1e6, quantile(tm.t, tm.n, 0.9) * 1e6,
-         quantile(tm.t, tm.n, 0.99) * 1e6, tm.t[0] * 1e6, sum / (double)tm.n * 1e6,
-         tm.t[tm.n - 1] * 1e6);
-  double per_s = wall > 0 ? (double)tm.n / wall : 0;
+         quantile(t, n, 0.5) * 1e6, quantile(t, n, 0.9) * 1e6, quantile(t, n, 0.99) * 1e6,
+         t[0] * 1e6, sum / (double)n * 1e6, t[n - 1] * 1e6);
+  double per_s = b->wall > 0 ? (double)n / b->wall : 0;
   printf("throughput: %.1f runs/s, %.3f GB/s (%zu bytes of inputs and outputs per run)\n", per_s,
-         per_s * (double)bytes_per_run / 1e9, bytes_per_run);
+         per_s * (double)b->bytes_per_run / 1e9, b->bytes_per_run);
+}
 
-  if (a->per_node) rc = per_node(model, session, inputs, outputs, warmup, tm.n, &r);
-  goto done;
+/* Inputs, one untimed run that lets onyx allocate the outputs (the others
+ * reuse them), the warm-up runs, then the timed ones, sorted. */
+static int measure(bench_state *b, const cli_args *a, long long warmup, rng *r) {
+  long long max_runs = a->runs; /* -1: no limit */
+  double duration = a->duration > 0 ? a->duration : (a->runs > 0 ? -1 : DEFAULT_DURATION);
+  double t;
+  int rc = make_inputs(b, r);
+  if (rc == CLI_OK) rc = run_once(b, &t);
+  if (rc != CLI_OK) return rc;
+  for (size_t i = 0; i < b->m.n_out; i++) b->bytes_per_run += b->outputs[i].size;
+  for (long long i = 0; i < warmup && rc == CLI_OK; i++) rc = run_once(b, &t);
+  if (rc == CLI_OK) rc = time_runs(b, max_runs, duration, a->progress || isatty(STDERR_FILENO));
+  if (rc == CLI_OK) qsort(b->tm.t, b->tm.n, sizeof *b->tm.t, cmp_double);
+  return rc;
+}
 
-fail:
-  cli_report(model_path, st, &err);
-  rc = CLI_ERROR;
-done:
-  if (inputs)
-    for (size_t i = 0; i < n_in; i++) free(inputs[i].data);
-  if (outputs)
-    for (size_t i = 0; i < n_out; i++) onyx_free(outputs[i].data);
-  free(tm.t);
-  free(inputs);
-  free(outputs);
-  free(in_info);
-  free(out_info);
-  free(shapes);
-  onyx_session_free(session);
-  onyx_model_free(model);
+int cli_bench(cli_args *a) {
+  int rc = cli_one_model(a);
+  if (rc != CLI_OK) return rc;
+  long long warmup = a->warmup >= 0 ? a->warmup : DEFAULT_WARMUP;
+  cap_process_isa(a->opts.isa_cap);
+  bench_state b;
+  memset(&b, 0, sizeof b);
+  rc = cli_model_open(a->positional[0], &a->opts, &b.m);
+  if (rc != CLI_OK) return rc;
+  b.inputs = calloc(b.m.n_in ? b.m.n_in : 1, sizeof *b.inputs);
+  b.outputs = calloc(b.m.n_out ? b.m.n_out : 1, sizeof *b.outputs);
+  if (!b.inputs || !b.outputs) {
+    cli_error_oom();
+    rc = CLI_ERROR;
+  }
+  if (rc == CLI_OK) rc = parse_shape_args(&b, a);
+  if (rc == CLI_OK) rc = resolve_shapes(&b);
+  rng r = {0x9E3779B97F4A7C15ULL};
+  if (rc == CLI_OK) rc = measure(&b, a, warmup, &r);
+  if (rc == CLI_OK) print_report(&b, a, warmup);
+  if (rc == CLI_OK && a->per_node)
+    rc = per_node(b.m.model, b.m.session, b.inputs, b.outputs, warmup, b.tm.n, &r);
+  bench_free(&b);
   return rc;
 }

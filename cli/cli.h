@@ -91,6 +91,22 @@ void cli_usage_error(const char *command, const char *fmt, ...)
 int cli_open_model(const char *path, const onyx_session_options *opts, onyx_model **model,
                    onyx_session **session);
 
+/* A model opened for a command: the model, its session, and the session's
+ * input and output descriptions (which point into the model). */
+typedef struct cli_model {
+  const char *path;
+  onyx_model *model;
+  onyx_session *session;
+  size_t n_in, n_out;
+  onyx_value_info *in_info, *out_info;
+} cli_model;
+
+/* Opens the model at path with its session (cli_open_model) and reads the
+ * value descriptions. On failure prints the error, releases everything and
+ * returns CLI_ERROR; on success release m with cli_model_close. */
+int cli_model_open(const char *path, const onyx_session_options *opts, cli_model *m);
+void cli_model_close(cli_model *m);
+
 /* ---- The command line (args.c) ---- */
 
 /* The help text of command (NULL: the main help), or NULL if there is no
@@ -159,6 +175,10 @@ size_t cli_element_count(const onyx_tensor *t, int *ok);
 /* Enough for any single formatted element ("%.17g" of a double, an int64,
  * or a hexadecimal bit pattern). Only ever written with snprintf. */
 #define CLI_VALUE_CHARS 64
+
+/* The size-byte element at p (1, 2, 4 or 8 bytes, any alignment) as an
+ * unsigned integer of the same bits. */
+uint64_t cli_load_bits(const unsigned char *p, size_t size);
 
 /* Formats the element at p (little-endian, any alignment) of type dt. */
 void cli_format_value(char *buf, size_t cap, onyx_dtype dt, const unsigned char *p);

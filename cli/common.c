@@ -206,3 +206,49 @@ int cli_open_model(const char *path, const onyx_session_options *opts, onyx_mode
   return CLI_OK;
 }
 
+
+/* Reads the session's input (in = 1) or output descriptions into m. */
+static int read_infos(cli_model *m, int in) {
+  size_t n = in ? m->n_in : m->n_out;
+  onyx_value_info *infos = calloc(n ? n : 1, sizeof *infos);
+  if (!infos) {
+    cli_error_oom();
+    return CLI_ERROR;
+  }
+  if (in)
+    m->in_info = infos;
+  else
+    m->out_info = infos;
+  for (size_t i = 0; i < n; i++) {
+    onyx_error err;
+    cli_reset_error(&err);
+    onyx_status st = in ? onyx_session_input_info(m->session, i, &infos[i], &err)
+                        : onyx_session_output_info(m->session, i, &infos[i], &err);
+    if (st != ONYX_OK) {
+      cli_report(m->path, st, &err);
+      return CLI_ERROR;
+    }
+  }
+  return CLI_OK;
+}
+
+int cli_model_open(const char *path, const onyx_session_options *opts, cli_model *m) {
+  memset(m, 0, sizeof *m);
+  m->path = path;
+  int rc = cli_open_model(path, opts, &m->model, &m->session);
+  if (rc != CLI_OK) return rc;
+  m->n_in = onyx_session_input_count(m->session);
+  m->n_out = onyx_session_output_count(m->session);
+  rc = read_infos(m, 1);
+  if (rc == CLI_OK) rc = read_infos(m, 0);
+  if (rc != CLI_OK) cli_model_close(m);
+  return rc;
+}
+
+void cli_model_close(cli_model *m) {
+  free(m->in_info);
+  free(m->out_info);
+  onyx_session_free(m->session);
+  onyx_model_free(m->model);
+  memset(m, 0, sizeof *m);
+}

@@ -27,81 +27,83 @@ static void format_real(char *buf, size_t cap, double v, int precision) {
     snprintf(buf, cap, "%.*g", precision, v); /* -0 prints as "-0" */
 }
 
-/* Formats the element at p (little-endian, any alignment) of type dt. */
-void cli_format_value(char *buf, size_t cap, onyx_dtype dt, const unsigned char *p) {
+uint64_t cli_load_bits(const unsigned char *p, size_t size) {
+  uint8_t u8;
+  uint16_t u16;
+  uint32_t u32;
+  uint64_t u64;
+  switch (size) {
+  case 1:
+    memcpy(&u8, p, sizeof u8);
+    return u8;
+  case 2:
+    memcpy(&u16, p, sizeof u16);
+    return u16;
+  case 4:
+    memcpy(&u32, p, sizeof u32);
+    return u32;
+  default:
+    memcpy(&u64, p, sizeof u64);
+    return u64;
+  }
+}
+
+/* The value of a size-byte two's complement bit pattern, without relying
+ * on implementation-defined conversions. */
+static int64_t to_signed(uint64_t u, size_t size) {
+  uint64_t sign = (uint64_t)1 << (8 * size - 1);
+  if (!(u & sign)) return (int64_t)u;
+  uint64_t extended = u | ~((sign << 1) - 1); /* for size 8, (sign << 1) - 1 is all ones */
+  return -(int64_t)~extended - 1;
+}
+
+/* Formats a float element with the digits that read back the same value. */
+static void format_float(char *buf, size_t cap, onyx_dtype dt, uint64_t bits) {
+  float f;
+  double d;
   switch (dt) {
   case ONYX_DTYPE_FLOAT: {
-    float v;
-    memcpy(&v, p, sizeof v);
-    format_real(buf, cap, v, 9);
+    uint32_t u = (uint32_t)bits;
+    memcpy(&f, &u, sizeof f);
+    format_real(buf, cap, f, 9);
     return;
   }
-  case ONYX_DTYPE_DOUBLE: {
-    double v;
-    memcpy(&v, p, sizeof v);
-    format_real(buf, cap, v, 17);
+  case ONYX_DTYPE_DOUBLE:
+    memcpy(&d, &bits, sizeof d);
+    format_real(buf, cap, d, 17);
+    return;
+  case ONYX_DTYPE_FLOAT16:
+    format_real(buf, cap, onyx__f16_to_f32((onyx_f16){(uint16_t)bits}), 5);
+    return;
+  default: /* bfloat16 */
+    format_real(buf, cap, onyx__bf16_to_f32((onyx_bf16){(uint16_t)bits}), 5);
     return;
   }
-  case ONYX_DTYPE_FLOAT16: {
-    onyx_f16 h;
-    memcpy(&h.bits, p, sizeof h.bits);
-    format_real(buf, cap, onyx__f16_to_f32(h), 5);
+}
+
+/* Formats the element at p (little-endian, any alignment) of type dt. */
+void cli_format_value(char *buf, size_t cap, onyx_dtype dt, const unsigned char *p) {
+  size_t size = onyx_dtype_size(dt);
+  uint64_t bits = size ? cli_load_bits(p, size) : 0;
+  switch (dt) {
+  case ONYX_DTYPE_FLOAT:
+  case ONYX_DTYPE_DOUBLE:
+  case ONYX_DTYPE_FLOAT16:
+  case ONYX_DTYPE_BFLOAT16:
+    format_float(buf, cap, dt, bits);
     return;
-  }
-  case ONYX_DTYPE_BFLOAT16: {
-    onyx_bf16 b;
-    memcpy(&b.bits, p, sizeof b.bits);
-    format_real(buf, cap, onyx__bf16_to_f32(b), 5);
+  case ONYX_DTYPE_INT8:
+  case ONYX_DTYPE_INT16:
+  case ONYX_DTYPE_INT32:
+  case ONYX_DTYPE_INT64:
+    snprintf(buf, cap, "%" PRId64, to_signed(bits, size));
     return;
-  }
-  case ONYX_DTYPE_INT8: {
-    int8_t v;
-    memcpy(&v, p, sizeof v);
-    snprintf(buf, cap, "%" PRId64, (int64_t)v);
+  case ONYX_DTYPE_UINT8:
+  case ONYX_DTYPE_UINT16:
+  case ONYX_DTYPE_UINT32:
+  case ONYX_DTYPE_UINT64:
+    snprintf(buf, cap, "%" PRIu64, bits);
     return;
-  }
-  case ONYX_DTYPE_INT16: {
-    int16_t v;
-    memcpy(&v, p, sizeof v);
-    snprintf(buf, cap, "%" PRId64, (int64_t)v);
-    return;
-  }
-  case ONYX_DTYPE_INT32: {
-    int32_t v;
-    memcpy(&v, p, sizeof v);
-    snprintf(buf, cap, "%" PRId64, (int64_t)v);
-    return;
-  }
-  case ONYX_DTYPE_INT64: {
-    int64_t v;
-    memcpy(&v, p, sizeof v);
-    snprintf(buf, cap, "%" PRId64, v);
-    return;
-  }
-  case ONYX_DTYPE_UINT8: {
-    uint8_t v;
-    memcpy(&v, p, sizeof v);
-    snprintf(buf, cap, "%" PRIu64, (uint64_t)v);
-    return;
-  }
-  case ONYX_DTYPE_UINT16: {
-    uint16_t v;
-    memcpy(&v, p, sizeof v);
-    snprintf(buf, cap, "%" PRIu64, (uint64_t)v);
-    return;
-  }
-  case ONYX_DTYPE_UINT32: {
-    uint32_t v;
-    memcpy(&v, p, sizeof v);
-    snprintf(buf, cap, "%" PRIu64, (uint64_t)v);
-    return;
-  }
-  case ONYX_DTYPE_UINT64: {
-    uint64_t v;
-    memcpy(&v, p, sizeof v);
-    snprintf(buf, cap, "%" PRIu64, v);
-    return;
-  }
   default:
     snprintf(buf, cap, "?");
     return;

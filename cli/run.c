@@ -144,187 +144,190 @@ static int match_input(const onyx_value_info *infos, size_t n, const char *spec,
   return 0;
 }
 
-int cli_run(cli_args *a) {
-  if (a->n_positional != 1) {
-    if (a->n_positional == 0)
-      cli_usage_error("run", "run: missing MODEL");
+/* onyx run's state: the model, the files bound to its inputs, and the
+ * input and output tensors. */
+typedef struct run_state {
+  cli_model m;
+  const char **in_file;  /* per input: the FILE of its --input */
+  onyx_tensor *inputs;
+  unsigned char *in_npy; /* per input: 1 if its data is from malloc (.npy), not onyx */
+  onyx_tensor *outputs;
+  char **files;          /* with --output-dir: the outputs' file names */
+} run_state;
+
+static int run_state_alloc(run_state *r) {
+  size_t n_in = r->m.n_in ? r->m.n_in : 1, n_out = r->m.n_out ? r->m.n_out : 1;
+  r->in_file = calloc(n_in, sizeof *r->in_file);
+  r->inputs = calloc(n_in, sizeof *r->inputs);
+  r->in_npy = calloc(n_in, 1);
+  r->outputs = calloc(n_out, sizeof *r->outputs);
+  if (r->in_file && r->inputs && r->in_npy && r->outputs) return CLI_OK;
+  cli_error_oom();
+  return CLI_ERROR;
+}
+
+static void run_state_free(run_state *r) {
+  for (size_t i = 0; r->inputs && i < r->m.n_in; i++) {
+    if (r->in_npy && r->in_npy[i])
+      free(r->inputs[i].data);
     else
-      cli_usage_error("run", "run: expected one MODEL, got %zu arguments", a->n_positional);
-    return CLI_USAGE;
+      onyx_free(r->inputs[i].data);
   }
-  const char *model_path = a->positional[0];
-  onyx_model *model = NULL;
-  onyx_session *session = NULL;
-  int rc = cli_open_model(model_path, &a->opts, &model, &session);
-  if (rc != CLI_OK) return rc;
+  for (size_t i = 0; r->outputs && i < r->m.n_out; i++) onyx_free(r->outputs[i].data);
+  free_strings(r->files, r->m.n_out);
+  free(r->inputs);
+  free(r->in_npy);
+  free(r->outputs);
+  free(r->in_file);
+  cli_model_close(&r->m);
+}
 
-  onyx_error err;
-  size_t n_in = onyx_session_input_count(session);
-  size_t n_out = onyx_session_output_count(session);
-  onyx_value_info *in_info = calloc(n_in ? n_in : 1, sizeof *in_info);
-  onyx_value_info *out_info = calloc(n_out ? n_out : 1, sizeof *out_info);
-  const char **in_file = calloc(n_in ? n_in : 1, sizeof *in_file);
-  onyx_tensor *inputs = calloc(n_in ? n_in : 1, sizeof *inputs);
-  unsigned char *in_npy = calloc(n_in ? n_in : 1, 1); /* data from malloc, not onyx */
-  onyx_tensor *outputs = calloc(n_out ? n_out : 1, sizeof *outputs);
-  char *path = NULL;
-  char **files = NULL; /* with --output-dir: the outputs' file names */
-  int npy_out = a->format && strcmp(a->format, "npy") == 0;
-  if (!in_info || !out_info || !in_file || !inputs || !in_npy || !outputs) {
-    cli_error_oom();
-    rc = CLI_ERROR;
-    goto done;
-  }
-  for (size_t i = 0; i < n_in; i++) {
-    cli_reset_error(&err);
-    onyx_status st = onyx_session_input_info(session, i, &in_info[i], &err);
-    if (st != ONYX_OK) {
-      cli_report(model_path, st, &err);
-      rc = CLI_ERROR;
-      goto done;
-    }
-  }
-  for (size_t i = 0; i < n_out; i++) {
-    cli_reset_error(&err);
-    onyx_status st = onyx_session_output_info(session, i, &out_info[i], &err);
-    if (st != ONYX_OK) {
-      cli_report(model_path, st, &err);
-      rc = CLI_ERROR;
-      goto done;
-    }
-  }
-
-  /* Bind --input NAME=FILE to input positions; report every problem. */
+/* Binds each --input NAME=FILE to its input position, and reports every
+ * unknown, repeated or missing name (CLI_USAGE). */
+static int bind_inputs(run_state *r, const cli_args *a) {
+  const cli_model *m = &r->m;
+  int rc = CLI_OK;
   for (size_t k = 0; k < a->n_inputs; k++) {
     size_t index;
     const char *file;
-    if (!match_input(in_info, n_in, a->inputs[k], &index, &file)) {
+    if (!match_input(m->in_info, m->n_in, a->inputs[k], &index, &file)) {
       const char *spec = a->inputs[k];
-      fprintf(stderr, "onyx: %s: the model has no input named '%s'\n", cli_esc(model_path),
+      fprintf(stderr, "onyx: %s: the model has no input named '%s'\n", cli_esc(m->path),
               cli_esc_n(spec, (size_t)(strchr(spec, '=') - spec)));
       rc = CLI_USAGE;
-    } else if (in_file[index]) {
-      fprintf(stderr, "onyx: %s: input '%s' is given more than once\n", cli_esc(model_path),
-              cli_esc(in_info[index].name));
+    } else if (r->in_file[index]) {
+      fprintf(stderr, "onyx: %s: input '%s' is given more than once\n", cli_esc(m->path),
+              cli_esc(m->in_info[index].name));
       rc = CLI_USAGE;
     } else {
-      in_file[index] = file;
+      r->in_file[index] = file;
     }
   }
-  for (size_t i = 0; i < n_in; i++) {
-    if (!in_file[i]) {
-      const char *name = cli_esc(in_info[i].name);
+  for (size_t i = 0; i < m->n_in; i++) {
+    if (!r->in_file[i]) {
+      const char *name = cli_esc(m->in_info[i].name);
       fprintf(stderr, "onyx: %s: input '%s' is missing (use --input %s=FILE)\n",
-              cli_esc(model_path), name, name);
+              cli_esc(m->path), name, name);
       rc = CLI_USAGE;
     }
   }
-  if (rc != CLI_OK) goto done;
+  return rc;
+}
 
-  if (a->output_dir && !(files = output_file_names(out_info, n_out))) {
+/* Loads input i from its file: .npy or TensorProto. */
+static int load_input(run_state *r, size_t i) {
+  const char *file = r->in_file[i];
+  onyx_tensor *t = &r->inputs[i];
+  if (is_npy_file(file)) {
+    char why[512];
+    if (npy_load_file(file, t, why, sizeof why) != NPY_OK) {
+      fprintf(stderr, "onyx: %s: %s\n", cli_esc(file), cli_esc(why));
+      return CLI_ERROR;
+    }
+    r->in_npy[i] = 1;
+    /* numpy has no bfloat16: '<u2' bit patterns stand for it. */
+    if (r->m.in_info[i].dtype == ONYX_DTYPE_BFLOAT16 && t->dtype == ONYX_DTYPE_UINT16)
+      t->dtype = ONYX_DTYPE_BFLOAT16;
+    return CLI_OK;
+  }
+  onyx_error err;
+  cli_reset_error(&err);
+  onyx_status st = onyx_tensor_load_file(file, t, NULL, &err);
+  if (st == ONYX_OK) return CLI_OK;
+  memset(t, 0, sizeof *t);
+  cli_report(file, st, &err);
+  return CLI_ERROR;
+}
+
+/* Writes output i to path, as .npy or as a TensorProto named after it. */
+static int write_output(const run_state *r, size_t i, const char *path, int npy) {
+  const onyx_tensor *t = &r->outputs[i];
+  if (npy) {
+    char why[512];
+    if (npy_save_file(path, t, why, sizeof why) != NPY_OK) {
+      fprintf(stderr, "onyx: %s: %s\n", cli_esc(path), cli_esc(why));
+      return CLI_ERROR;
+    }
+    if (t->dtype == ONYX_DTYPE_BFLOAT16)
+      fprintf(stderr,
+              "onyx: note: %s: bfloat16 written as '<u2' bit patterns (numpy has no "
+              "bfloat16)\n",
+              cli_esc(path));
+    return CLI_OK;
+  }
+  onyx_error err;
+  cli_reset_error(&err);
+  onyx_status st = onyx_tensor_save_file(path, t, r->m.out_info[i].name, &err);
+  if (st == ONYX_OK) return CLI_OK;
+  cli_report(path, st, &err);
+  return CLI_ERROR;
+}
+
+/* Writes every output to DIR/FILE.pb or .npy; FILE is the output's name,
+ * or the fallback output_file_names chose, which a note then gives. */
+static int write_outputs(const run_state *r, const cli_args *a) {
+  int npy = a->format && strcmp(a->format, "npy") == 0;
+  const char *dir = a->output_dir;
+  int rc = make_dirs(dir);
+  for (size_t i = 0; i < r->m.n_out && rc == CLI_OK; i++) {
+    char *path = cli_str_printf("%s%s%s.%s", dir, dir[strlen(dir) - 1] == '/' ? "" : "/",
+                                r->files[i], npy ? "npy" : "pb");
+    if (!path) {
+      cli_error_oom();
+      return CLI_ERROR;
+    }
+    const char *name = r->m.out_info[i].name;
+    if (strcmp(r->files[i], name) != 0)
+      fprintf(stderr, "onyx: note: output %zu '%s' is not a safe file name: written to %s\n", i,
+              cli_esc(name), cli_esc(path));
+    rc = write_output(r, i, path, npy);
+    free(path);
+  }
+  return rc;
+}
+
+/* Prints each output as "NAME: TYPE [DIMS]" and its values. */
+static void print_outputs(const run_state *r) {
+  for (size_t i = 0; i < r->m.n_out; i++) {
+    const onyx_tensor *t = &r->outputs[i];
+    cli_strbuf sb = {0};
+    cli_sb_dims(&sb, t->rank, t->dims);
+    printf("%s: %s %s\n", cli_esc(r->m.out_info[i].name), onyx_dtype_name(t->dtype),
+           cli_sb_str(&sb));
+    cli_sb_free(&sb);
+    cli_print_values(stdout, t);
+  }
+}
+
+int cli_run(cli_args *a) {
+  int rc = cli_one_model(a);
+  if (rc != CLI_OK) return rc;
+  run_state r;
+  memset(&r, 0, sizeof r);
+  rc = cli_model_open(a->positional[0], &a->opts, &r.m);
+  if (rc == CLI_OK) rc = run_state_alloc(&r);
+  if (rc == CLI_OK) rc = bind_inputs(&r, a);
+  if (rc == CLI_OK && a->output_dir && !(r.files = output_file_names(r.m.out_info, r.m.n_out))) {
     cli_error_oom();
     rc = CLI_ERROR;
-    goto done;
   }
-
-  for (size_t i = 0; i < n_in; i++) {
-    if (is_npy_file(in_file[i])) {
-      char why[512];
-      if (npy_load_file(in_file[i], &inputs[i], why, sizeof why) != NPY_OK) {
-        fprintf(stderr, "onyx: %s: %s\n", cli_esc(in_file[i]), cli_esc(why));
-        rc = CLI_ERROR;
-        goto done;
-      }
-      in_npy[i] = 1;
-      /* numpy has no bfloat16: '<u2' bit patterns stand for it. */
-      if (in_info[i].dtype == ONYX_DTYPE_BFLOAT16 && inputs[i].dtype == ONYX_DTYPE_UINT16)
-        inputs[i].dtype = ONYX_DTYPE_BFLOAT16;
-      continue;
-    }
+  for (size_t i = 0; i < r.m.n_in && rc == CLI_OK; i++) rc = load_input(&r, i);
+  if (rc == CLI_OK) {
+    onyx_error err;
     cli_reset_error(&err);
-    onyx_status st = onyx_tensor_load_file(in_file[i], &inputs[i], NULL, &err);
+    onyx_status st = onyx_session_run(r.m.session, r.inputs, r.m.n_in, r.outputs, r.m.n_out, &err);
     if (st != ONYX_OK) {
-      memset(&inputs[i], 0, sizeof inputs[i]);
-      cli_report(in_file[i], st, &err);
+      cli_report(r.m.path, st, &err);
       rc = CLI_ERROR;
-      goto done;
     }
   }
-
-  cli_reset_error(&err);
-  onyx_status st = onyx_session_run(session, inputs, n_in, outputs, n_out, &err);
-  if (st != ONYX_OK) {
-    cli_report(model_path, st, &err);
-    rc = CLI_ERROR;
-    goto done;
+  if (rc == CLI_OK) {
+    if (a->output_dir)
+      rc = write_outputs(&r, a);
+    else
+      print_outputs(&r);
   }
-
-  if (a->output_dir) {
-    rc = make_dirs(a->output_dir);
-    for (size_t i = 0; i < n_out && rc == CLI_OK; i++) {
-      free(path);
-      path = cli_str_printf("%s%s%s.%s", a->output_dir,
-                        a->output_dir[strlen(a->output_dir) - 1] == '/' ? "" : "/", files[i],
-                        npy_out ? "npy" : "pb");
-      if (!path) {
-        cli_error_oom();
-        rc = CLI_ERROR;
-        break;
-      }
-      if (strcmp(files[i], out_info[i].name) != 0)
-        fprintf(stderr, "onyx: note: output %zu '%s' is not a safe file name: written to %s\n",
-                i, cli_esc(out_info[i].name), cli_esc(path));
-      if (npy_out) {
-        char why[512];
-        if (npy_save_file(path, &outputs[i], why, sizeof why) != NPY_OK) {
-          fprintf(stderr, "onyx: %s: %s\n", cli_esc(path), cli_esc(why));
-          rc = CLI_ERROR;
-        } else if (outputs[i].dtype == ONYX_DTYPE_BFLOAT16) {
-          fprintf(stderr,
-                  "onyx: note: %s: bfloat16 written as '<u2' bit patterns (numpy has no "
-                  "bfloat16)\n",
-                  cli_esc(path));
-        }
-        continue;
-      }
-      cli_reset_error(&err);
-      st = onyx_tensor_save_file(path, &outputs[i], out_info[i].name, &err);
-      if (st != ONYX_OK) {
-        cli_report(path, st, &err);
-        rc = CLI_ERROR;
-      }
-    }
-  } else {
-    for (size_t i = 0; i < n_out; i++) {
-      cli_strbuf sb = {0};
-      cli_sb_dims(&sb, outputs[i].rank, outputs[i].dims);
-      printf("%s: %s %s\n", cli_esc(out_info[i].name), onyx_dtype_name(outputs[i].dtype),
-             cli_sb_str(&sb));
-      cli_sb_free(&sb);
-      cli_print_values(stdout, &outputs[i]);
-    }
-  }
-
-done:
-  if (inputs)
-    for (size_t i = 0; i < n_in; i++) {
-      if (in_npy && in_npy[i])
-        free(inputs[i].data);
-      else
-        onyx_free(inputs[i].data);
-    }
-  if (outputs)
-    for (size_t i = 0; i < n_out; i++) onyx_free(outputs[i].data);
-  free(path);
-  free_strings(files, n_out);
-  free(inputs);
-  free(in_npy);
-  free(outputs);
-  free(in_file);
-  free(in_info);
-  free(out_info);
-  onyx_session_free(session);
-  onyx_model_free(model);
+  run_state_free(&r);
   return rc;
 }
 
@@ -349,6 +352,11 @@ static void print_value_info(const onyx_value_info *v) {
   puts("]");
 }
 
+static void print_value_infos(const char *title, size_t n, const onyx_value_info *infos) {
+  printf("%s:%s\n", title, n ? "" : " (none)");
+  for (size_t i = 0; i < n; i++) print_value_info(&infos[i]);
+}
+
 static void print_names(size_t n, const char *const *names) {
   for (size_t i = 0; i < n; i++) {
     if (i) fputs(", ", stdout);
@@ -356,79 +364,61 @@ static void print_names(size_t n, const char *const *names) {
   }
 }
 
-int cli_info(cli_args *a) {
-  if (a->n_positional != 1) {
-    if (a->n_positional == 0)
-      cli_usage_error("info", "info: missing MODEL");
-    else
-      cli_usage_error("info", "info: expected one MODEL, got %zu arguments", a->n_positional);
-    return CLI_USAGE;
-  }
-  const char *path = a->positional[0];
-  onyx_model *model;
-  onyx_session *session;
-  int rc = cli_open_model(path, &a->opts, &model, &session);
-  if (rc != CLI_OK) return rc;
-  onyx_error err;
-  onyx_status st;
+/* Prints "  I: DOMAIN.OP 'NAME': IN, ... -> OUT, ..." for node i. */
+static onyx_status print_node(const onyx_model *model, size_t i, onyx_error *err) {
+  onyx_node_info node;
+  cli_reset_error(err);
+  onyx_status st = onyx_model_node(model, i, &node, err);
+  if (st != ONYX_OK) return st;
+  printf("  %zu: ", i);
+  if (node.domain && node.domain[0]) printf("%s.", cli_esc(node.domain));
+  fputs(node.op_type ? cli_esc(node.op_type) : "?", stdout);
+  if (node.name && node.name[0]) printf(" '%s'", cli_esc(node.name));
+  fputs(": ", stdout);
+  print_names(node.input_count, node.inputs);
+  fputs(node.input_count ? " -> " : "-> ", stdout);
+  print_names(node.output_count, node.outputs);
+  putchar('\n');
+  return ONYX_OK;
+}
 
-  printf("model: %s\n", cli_esc(path));
-  printf("ir_version: %" PRId64 "\n", onyx_model_ir_version(model));
-  size_t n_opsets = onyx_model_opset_count(model);
+/* Prints the model's description; returns the status of a failed call. */
+static onyx_status describe(const cli_model *m, onyx_error *err) {
+  printf("model: %s\n", cli_esc(m->path));
+  printf("ir_version: %" PRId64 "\n", onyx_model_ir_version(m->model));
+  size_t n_opsets = onyx_model_opset_count(m->model);
   printf("opset_import:\n");
   for (size_t i = 0; i < n_opsets; i++) {
     const char *domain = NULL;
     int64_t version = 0;
-    cli_reset_error(&err);
-    st = onyx_model_opset(model, i, &domain, &version, &err);
-    if (st != ONYX_OK) goto fail;
+    cli_reset_error(err);
+    onyx_status st = onyx_model_opset(m->model, i, &domain, &version, err);
+    if (st != ONYX_OK) return st;
     printf("  %s %" PRId64 "\n", domain && domain[0] ? cli_esc(domain) : "ai.onnx", version);
   }
-
-  size_t n_in = onyx_session_input_count(session);
-  printf("inputs:%s\n", n_in ? "" : " (none)");
-  for (size_t i = 0; i < n_in; i++) {
-    onyx_value_info v;
-    cli_reset_error(&err);
-    st = onyx_session_input_info(session, i, &v, &err);
-    if (st != ONYX_OK) goto fail;
-    print_value_info(&v);
-  }
-  size_t n_out = onyx_session_output_count(session);
-  printf("outputs:%s\n", n_out ? "" : " (none)");
-  for (size_t i = 0; i < n_out; i++) {
-    onyx_value_info v;
-    cli_reset_error(&err);
-    st = onyx_session_output_info(session, i, &v, &err);
-    if (st != ONYX_OK) goto fail;
-    print_value_info(&v);
-  }
-
-  size_t n_nodes = onyx_model_node_count(model);
+  print_value_infos("inputs", m->n_in, m->in_info);
+  print_value_infos("outputs", m->n_out, m->out_info);
+  size_t n_nodes = onyx_model_node_count(m->model);
   printf("nodes:\n");
   for (size_t i = 0; i < n_nodes; i++) {
-    onyx_node_info node;
-    cli_reset_error(&err);
-    st = onyx_model_node(model, i, &node, &err);
-    if (st != ONYX_OK) goto fail;
-    printf("  %zu: ", i);
-    if (node.domain && node.domain[0]) printf("%s.", cli_esc(node.domain));
-    fputs(node.op_type ? cli_esc(node.op_type) : "?", stdout);
-    if (node.name && node.name[0]) printf(" '%s'", cli_esc(node.name));
-    fputs(": ", stdout);
-    print_names(node.input_count, node.inputs);
-    fputs(node.input_count ? " -> " : "-> ", stdout);
-    print_names(node.output_count, node.outputs);
-    putchar('\n');
+    onyx_status st = print_node(m->model, i, err);
+    if (st != ONYX_OK) return st;
   }
-  goto done;
-
-fail:
-  cli_report(path, st, &err);
-  rc = CLI_ERROR;
-done:
-  onyx_session_free(session);
-  onyx_model_free(model);
-  return rc;
+  return ONYX_OK;
 }
 
+int cli_info(cli_args *a) {
+  int rc = cli_one_model(a);
+  if (rc != CLI_OK) return rc;
+  cli_model m;
+  rc = cli_model_open(a->positional[0], &a->opts, &m);
+  if (rc != CLI_OK) return rc;
+  onyx_error err;
+  onyx_status st = describe(&m, &err);
+  if (st != ONYX_OK) {
+    cli_report(m.path, st, &err);
+    rc = CLI_ERROR;
+  }
+  cli_model_close(&m);
+  return rc;
+}

@@ -16,37 +16,22 @@
 #include "cli.h"
 #include "onyx.h"
 
-static int is_float_type(onyx_dtype dt) {
-  return dt == ONYX_DTYPE_FLOAT || dt == ONYX_DTYPE_DOUBLE || dt == ONYX_DTYPE_FLOAT16 ||
-         dt == ONYX_DTYPE_BFLOAT16;
-}
-
-/* Whether the element at p of a float type dt is a NaN. */
+/* Whether the element at p of type dt is a NaN (0 for integer types):
+ * every exponent bit set and a non-zero mantissa. */
 static int is_nan_value(onyx_dtype dt, const unsigned char *p) {
-  switch (dt) {
-  case ONYX_DTYPE_FLOAT: {
-    uint32_t u;
-    memcpy(&u, p, sizeof u);
-    return (u & 0x7fffffffu) > 0x7f800000u;
-  }
-  case ONYX_DTYPE_DOUBLE: {
-    uint64_t u;
-    memcpy(&u, p, sizeof u);
-    return (u & 0x7fffffffffffffffu) > 0x7ff0000000000000u;
-  }
-  case ONYX_DTYPE_FLOAT16: {
-    uint16_t u;
-    memcpy(&u, p, sizeof u);
-    return (u & 0x7fffu) > 0x7c00u;
-  }
-  case ONYX_DTYPE_BFLOAT16: {
-    uint16_t u;
-    memcpy(&u, p, sizeof u);
-    return (u & 0x7fffu) > 0x7f80u;
-  }
-  default:
-    return 0;
-  }
+  static const struct {
+    onyx_dtype dtype;
+    uint64_t magnitude, infinity; /* bit masks */
+  } FLOATS[] = {
+      {ONYX_DTYPE_FLOAT, 0x7fffffffu, 0x7f800000u},
+      {ONYX_DTYPE_DOUBLE, 0x7fffffffffffffffu, 0x7ff0000000000000u},
+      {ONYX_DTYPE_FLOAT16, 0x7fffu, 0x7c00u},
+      {ONYX_DTYPE_BFLOAT16, 0x7fffu, 0x7f80u},
+  };
+  for (size_t i = 0; i < sizeof FLOATS / sizeof FLOATS[0]; i++)
+    if (FLOATS[i].dtype == dt)
+      return (cli_load_bits(p, onyx_dtype_size(dt)) & FLOATS[i].magnitude) > FLOATS[i].infinity;
+  return 0;
 }
 
 typedef struct str_list {
@@ -81,12 +66,21 @@ static int cmp_str(const void *a, const void *b) {
   return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* The entry names of folder dir, sorted, without "." and "..".
- * Returns 0 after printing the error. */
-static int list_dir(const char *dir, str_list *out, int skip_hidden) {
+/* Reports a failure to read folder dir: into why when given (a case's
+ * reason), else on stderr. */
+static void dir_error(const char *dir, const char *what, cli_strbuf *why) {
+  if (why)
+    cli_sb_printf(why, "%s", what);
+  else
+    fprintf(stderr, "onyx: %s: %s\n", cli_esc(dir), what);
+}
+
+/* The entry names of folder dir, sorted, without "." and "..". Returns 0
+ * after reporting the error (see dir_error). */
+static int list_dir(const char *dir, str_list *out, int skip_hidden, cli_strbuf *why) {
   DIR *d = opendir(dir);
   if (!d) {
-    fprintf(stderr, "onyx: %s: %s\n", cli_esc(dir), strerror(errno));
+    dir_error(dir, strerror(errno), why);
     return 0;
   }
   int ok = 1;
@@ -97,14 +91,17 @@ static int list_dir(const char *dir, str_list *out, int skip_hidden) {
     if (strcmp(n, ".") == 0 || strcmp(n, "..") == 0 || (skip_hidden && n[0] == '.')) continue;
     char *copy = cli_str_printf("%s", n);
     if (!copy || !list_push(out, copy)) { /* list_push frees copy on failure */
-      cli_error_oom();
+      if (why)
+        cli_sb_printf(why, "out of memory");
+      else
+        cli_error_oom();
       ok = 0;
       break;
     }
     errno = 0;
   }
   if (ok && errno != 0) {
-    fprintf(stderr, "onyx: %s: %s\n", cli_esc(dir), strerror(errno));
+    dir_error(dir, strerror(errno), why);
     ok = 0;
   }
   closedir(d);
@@ -171,6 +168,18 @@ static int dir_set_add(dir_set *s, const struct stat *sb) {
   return 1;
 }
 
+/* Adds the case folder path (taken: freed unless kept), which sb
+ * describes, to cases unless it was visited. Returns 0 when out of memory
+ * (after reporting it). */
+static int add_case(dir_set *visited, const struct stat *sb, char *path, str_list *cases) {
+  int fresh = dir_set_add(visited, sb);
+  if (fresh == 0) free(path);
+  if (fresh == 0 || (fresh > 0 && list_push(cases, path))) return 1; /* list_push frees on failure */
+  if (fresh < 0) free(path);
+  cli_error_oom();
+  return 0;
+}
+
 /* Adds the case folders under dir (sorted by name) to cases, skipping
  * folders in visited and adding those it walks. Returns 0 if some folder
  * could not be read (after reporting it). */
@@ -186,39 +195,25 @@ static int find_cases(const char *dir, dir_set *visited, str_list *cases) {
     return added == 0;
   }
   str_list names = {0};
-  if (!list_dir(dir, &names, 1)) {
-    list_free(&names);
-    return 0;
-  }
-  int ok = 1;
-  for (size_t i = 0; i < names.len; i++) {
+  int ok = list_dir(dir, &names, 1, NULL);
+  for (size_t i = 0; ok && i < names.len; i++) {
     char *child = cli_path_join(dir, names.items[i]);
+    struct stat cs;
     if (!child) {
       cli_error_oom();
       ok = 0;
-      break;
-    }
-    struct stat cs;
-    if (stat(child, &cs) != 0 || !S_ISDIR(cs.st_mode)) {
+    } else if (stat(child, &cs) != 0 || !S_ISDIR(cs.st_mode)) {
       free(child);
-      continue;
-    }
-    if (is_case_dir(child)) {
-      int fresh = dir_set_add(visited, &cs);
-      if (fresh < 0 || (fresh && !list_push(cases, child))) {
-        cli_error_oom();
-        if (fresh < 0) free(child);
-        ok = 0;
-        break;
-      }
-      if (!fresh) free(child);
+    } else if (is_case_dir(child)) {
+      if (!add_case(visited, &cs, child, cases)) ok = 0;
     } else {
-      if (!find_cases(child, visited, cases)) ok = 0;
+      /* A folder that cannot be read is reported; the walk goes on. */
+      if (!find_cases(child, visited, cases)) ok = -1;
       free(child);
     }
   }
   list_free(&names);
-  return ok;
+  return ok > 0;
 }
 
 typedef struct data_set {
@@ -350,11 +345,10 @@ static int compare_output(const onyx_tensor *got, const onyx_tensor *exp, cli_st
     return 0;
   }
   const unsigned char *g = got->data, *e = exp->data;
-  int nan_equal = is_float_type(exp->dtype);
   for (size_t i = 0; i < count; i++) {
     const unsigned char *gp = g + i * esize, *ep = e + i * esize;
     if (memcmp(gp, ep, esize) == 0) continue;
-    if (nan_equal && is_nan_value(exp->dtype, gp) && is_nan_value(exp->dtype, ep)) continue;
+    if (is_nan_value(exp->dtype, gp) && is_nan_value(exp->dtype, ep)) continue;
     char gs[CLI_VALUE_CHARS], es[CLI_VALUE_CHARS];
     cli_format_value(gs, sizeof gs, exp->dtype, gp);
     cli_format_value(es, sizeof es, exp->dtype, ep);
@@ -420,6 +414,74 @@ done:
   return pass;
 }
 
+/* Loads a case's model.onnx and creates its session, without printing:
+ * a failure becomes the case's reason. Sets *out_info to a new array of
+ * the output descriptions. Returns 1 on success. */
+static int open_case_model(const char *model_path, const onyx_session_options *opts,
+                           onyx_model **model, onyx_session **session,
+                           onyx_value_info **out_info, cli_strbuf *why) {
+  onyx_error err;
+  cli_reset_error(&err);
+  onyx_status st = onyx_model_load_file(model_path, model, &err);
+  if (st == ONYX_OK) {
+    cli_reset_error(&err);
+    st = onyx_session_create(*model, opts, session, &err);
+  }
+  if (st != ONYX_OK) {
+    cli_sb_printf(why, "model.onnx: %s (%s)", cli_error_text(model_path, st, &err),
+                  onyx_status_name(st));
+    return 0;
+  }
+  size_t n_out = onyx_session_output_count(*session);
+  if (!(*out_info = calloc(n_out ? n_out : 1, sizeof **out_info))) {
+    cli_sb_printf(why, "out of memory");
+    return 0;
+  }
+  for (size_t k = 0; k < n_out; k++) {
+    cli_reset_error(&err);
+    st = onyx_session_output_info(*session, k, &(*out_info)[k], &err);
+    if (st != ONYX_OK) {
+      cli_sb_printf(why, "%s (%s)", cli_error_text(model_path, st, &err),
+                    onyx_status_name(st));
+      return 0;
+    }
+  }
+  return 1;
+}
+
+/* The case's test_data_set_N folders, in numeric order: *sets (new array;
+ * names point into *names) and *n_sets. Returns 1 when there is one. */
+static int list_data_sets(const char *dir, str_list *names, data_set **sets, size_t *n_sets,
+                          cli_strbuf *why) {
+  unsigned long long number;
+  if (!list_dir(dir, names, 0, why)) return 0;
+  *n_sets = 0;
+  if (!(*sets = calloc(names->len ? names->len : 1, sizeof **sets))) {
+    cli_sb_printf(why, "out of memory");
+    return 0;
+  }
+  for (size_t i = 0; i < names->len; i++) {
+    if (!parse_data_set_name(names->items[i], &number)) continue;
+    char *sub = cli_path_join(dir, names->items[i]);
+    if (!sub) {
+      cli_sb_printf(why, "out of memory");
+      return 0;
+    }
+    struct stat sb;
+    int is_dir = stat(sub, &sb) == 0 && S_ISDIR(sb.st_mode);
+    free(sub);
+    if (!is_dir) continue;
+    (*sets)[*n_sets].number = number;
+    (*sets)[(*n_sets)++].name = names->items[i];
+  }
+  if (*n_sets == 0) {
+    cli_sb_printf(why, "no test_data_set_N folder");
+    return 0;
+  }
+  qsort(*sets, *n_sets, sizeof **sets, cmp_data_set);
+  return 1;
+}
+
 /* Runs one case folder. Returns 1 when it passes, else 0 with the reason. */
 static int run_case(const char *dir, const onyx_session_options *opts, cli_strbuf *why) {
   onyx_model *model = NULL;
@@ -428,85 +490,10 @@ static int run_case(const char *dir, const onyx_session_options *opts, cli_strbu
   str_list names = {0};
   data_set *sets = NULL;
   size_t n_sets = 0;
-  int pass = 0;
-  onyx_error err;
-  onyx_status st;
-
   char *model_path = cli_path_join(dir, "model.onnx");
-  if (!model_path) {
-    cli_sb_printf(why, "out of memory");
-    goto done;
-  }
-  cli_reset_error(&err);
-  st = onyx_model_load_file(model_path, &model, &err);
-  if (st == ONYX_OK) {
-    cli_reset_error(&err);
-    st = onyx_session_create(model, opts, &session, &err);
-  }
-  if (st != ONYX_OK) {
-    cli_sb_printf(why, "model.onnx: %s (%s)", cli_error_text(model_path, st, &err),
-              onyx_status_name(st));
-    goto done;
-  }
-  size_t n_in = onyx_session_input_count(session);
-  size_t n_out = onyx_session_output_count(session);
-  out_info = calloc(n_out ? n_out : 1, sizeof *out_info);
-  if (!out_info) {
-    cli_sb_printf(why, "out of memory");
-    goto done;
-  }
-  for (size_t k = 0; k < n_out; k++) {
-    cli_reset_error(&err);
-    st = onyx_session_output_info(session, k, &out_info[k], &err);
-    if (st != ONYX_OK) {
-      cli_sb_printf(why, "%s (%s)", cli_error_text(model_path, st, &err), onyx_status_name(st));
-      goto done;
-    }
-  }
-
-  DIR *d = opendir(dir);
-  if (!d) {
-    cli_sb_printf(why, "%s", strerror(errno));
-    goto done;
-  }
-  struct dirent *e;
-  while ((e = readdir(d)) != NULL) {
-    unsigned long long number;
-    if (!parse_data_set_name(e->d_name, &number)) continue;
-    char *copy = cli_str_printf("%s", e->d_name);
-    if (!copy || !list_push(&names, copy)) {
-      closedir(d);
-      cli_sb_printf(why, "out of memory");
-      goto done;
-    }
-  }
-  closedir(d);
-  sets = calloc(names.len ? names.len : 1, sizeof *sets);
-  if (!sets) {
-    cli_sb_printf(why, "out of memory");
-    goto done;
-  }
-  for (size_t i = 0; i < names.len; i++) {
-    char *sub = cli_path_join(dir, names.items[i]);
-    if (!sub) {
-      cli_sb_printf(why, "out of memory");
-      goto done;
-    }
-    struct stat sb;
-    int is_dir = stat(sub, &sb) == 0 && S_ISDIR(sb.st_mode);
-    free(sub);
-    if (!is_dir) continue;
-    parse_data_set_name(names.items[i], &sets[n_sets].number);
-    sets[n_sets].name = names.items[i];
-    n_sets++;
-  }
-  if (n_sets == 0) {
-    cli_sb_printf(why, "no test_data_set_N folder");
-    goto done;
-  }
-  qsort(sets, n_sets, sizeof *sets, cmp_data_set);
-
-  pass = 1;
+  int pass = model_path && open_case_model(model_path, opts, &model, &session, &out_info, why) &&
+             list_data_sets(dir, &names, &sets, &n_sets, why);
+  if (!model_path) cli_sb_printf(why, "out of memory");
   for (size_t i = 0; i < n_sets && pass; i++) {
     char *sub = cli_path_join(dir, sets[i].name);
     if (!sub) {
@@ -514,11 +501,10 @@ static int run_case(const char *dir, const onyx_session_options *opts, cli_strbu
       pass = 0;
       break;
     }
-    pass = run_data_set(session, out_info, n_in, n_out, sub, sets[i].name, why);
+    pass = run_data_set(session, out_info, onyx_session_input_count(session),
+                        onyx_session_output_count(session), sub, sets[i].name, why);
     free(sub);
   }
-
-done:
   free(sets);
   list_free(&names);
   free(out_info);
@@ -528,38 +514,44 @@ done:
   return pass;
 }
 
+/* The case folders the PATH arguments name or hold, each once. Sets
+ * *read_error when a PATH or folder could not be read. Returns CLI_OK, or
+ * CLI_ERROR when out of memory. */
+static int collect_cases(const cli_args *a, str_list *cases, int *read_error) {
+  dir_set visited = {0};
+  int rc = CLI_OK;
+  for (size_t i = 0; i < a->n_positional && rc == CLI_OK; i++) {
+    const char *p = a->positional[i];
+    struct stat sb;
+    if (stat(p, &sb) != 0) {
+      fprintf(stderr, "onyx: %s: %s\n", cli_esc(p), strerror(errno));
+      *read_error = 1;
+    } else if (!S_ISDIR(sb.st_mode)) {
+      fprintf(stderr, "onyx: %s: not a folder\n", cli_esc(p));
+      *read_error = 1;
+    } else if (is_case_dir(p)) {
+      char *copy = cli_str_printf("%s", p);
+      if (!copy) cli_error_oom();
+      if (!copy || !add_case(&visited, &sb, copy, cases)) rc = CLI_ERROR;
+    } else if (!find_cases(p, &visited, cases)) {
+      *read_error = 1;
+    }
+  }
+  free(visited.slots);
+  return rc;
+}
+
 int cli_test(cli_args *a) {
   if (a->n_positional == 0) {
     cli_usage_error("test", "test: missing PATH");
     return CLI_USAGE;
   }
   str_list cases = {0};
-  dir_set visited = {0};
   int read_error = 0;
-  for (size_t i = 0; i < a->n_positional; i++) {
-    const char *p = a->positional[i];
-    struct stat sb;
-    if (stat(p, &sb) != 0) {
-      fprintf(stderr, "onyx: %s: %s\n", cli_esc(p), strerror(errno));
-      read_error = 1;
-    } else if (!S_ISDIR(sb.st_mode)) {
-      fprintf(stderr, "onyx: %s: not a folder\n", cli_esc(p));
-      read_error = 1;
-    } else if (is_case_dir(p)) {
-      int fresh = dir_set_add(&visited, &sb);
-      char *copy = fresh > 0 ? cli_str_printf("%s", p) : NULL;
-      if (fresh < 0 || (fresh && (!copy || !list_push(&cases, copy)))) {
-        cli_error_oom();
-        list_free(&cases);
-        free(visited.slots);
-        return CLI_ERROR;
-      }
-    } else if (!find_cases(p, &visited, &cases)) {
-      read_error = 1;
-    }
+  if (collect_cases(a, &cases, &read_error) != CLI_OK) {
+    list_free(&cases);
+    return CLI_ERROR;
   }
-  free(visited.slots);
-
   size_t passed = 0, failed = 0;
   for (size_t i = 0; i < cases.len; i++) {
     cli_strbuf why = {0};
@@ -581,4 +573,3 @@ int cli_test(cli_args *a) {
   if (read_error) return CLI_ERROR;
   return (failed || passed == 0) ? CLI_TEST_FAILED : CLI_OK;
 }
-
