@@ -90,7 +90,7 @@ static const char HELP_RUN[] =
     "missing input name), 3 onyx or I/O error.\n";
 
 static const char HELP_TEST[] =
-    "Usage: onyx test [-v] [--threads N] [--isa LEVEL] PATH...\n"
+    "Usage: onyx test [-v] [--strict] [--threads N] [--isa LEVEL] PATH...\n"
     "\n"
     "Runs ONNX backend-test cases. A case folder holds model.onnx and\n"
     "test_data_set_N/ folders with input_K.pb and output_K.pb files. A PATH\n"
@@ -99,15 +99,18 @@ static const char HELP_TEST[] =
     "case folders. Every output must match output_K.pb bit for bit (same\n"
     "type, shape and bytes), except that any NaN matches any NaN.\n"
     "\n"
-    "Prints 'FAIL CASE: REASON' for each failing case ('ok CASE' too with -v)\n"
-    "and ends with 'N passed, N failed'.\n"
+    "A case whose model uses an op, domain or element type onyx does not\n"
+    "implement is skipped. Prints 'FAIL CASE: REASON' for each failing case\n"
+    "('ok CASE' and 'SKIP CASE: REASON' too with -v), then 'N passed, N failed,\n"
+    "N skipped' and, after skips, 'skipped by reason:' with a count per reason.\n"
     "\n"
     "Options:\n"
-    "  -v, --verbose    also print passing cases\n"
+    "  -v, --verbose    also print passing and skipped cases\n"
+    "  --strict         count skipped cases as failures\n"
     "  --threads N      worker threads for large tensors (0: the default)\n"
     "  --isa LEVEL      scalar, sse41, avx2, avx512 or best\n"
     "\n"
-    "Exit codes: 0 all cases passed, 1 a case failed or no case was found,\n"
+    "Exit codes: 0 no case failed, 1 a case failed or no case was found,\n"
     "2 usage error, 3 a PATH could not be read.\n";
 
 static const char HELP_INFO[] =
@@ -240,6 +243,8 @@ static int set_flag(const char *arg, unsigned allowed, cli_args *a) {
     a->per_node = 1;
   else if ((allowed & CLI_OPT_PROGRESS) && strcmp(arg, "--progress") == 0)
     a->progress = 1;
+  else if ((allowed & CLI_OPT_STRICT) && strcmp(arg, "--strict") == 0)
+    a->strict = 1;
   else
     return 0;
   return 1;

@@ -34,6 +34,7 @@ enum {
   CLI_OPT_DURATION = 1 << 9,
   CLI_OPT_PER_NODE = 1 << 10,
   CLI_OPT_PROGRESS = 1 << 11,
+  CLI_OPT_STRICT = 1 << 12,
 };
 
 /* The command line after parsing. Option strings point into argv. */
@@ -55,6 +56,8 @@ typedef struct cli_args {
   double duration;  /* seconds; < 0: not given */
   int per_node;
   int progress;
+  /* test */
+  int strict; /* skips (ops, types, domains onyx lacks) count as failures */
 } cli_args;
 
 /*

@@ -34,6 +34,49 @@ static int is_nan_value(onyx_dtype dt, const unsigned char *p) {
   return 0;
 }
 
+/* ---- Skips: what onyx does not implement --------------------------------- */
+
+/* Returns a new "KIND NAME" for the NAME that follows `before` in msg and
+ * ends at `end`, or NULL when msg has no such text. */
+static char *name_after(const char *msg, const char *before, char end, const char *kind) {
+  const char *p = strstr(msg, before);
+  if (!p) return NULL;
+  p += strlen(before);
+  const char *q = strchr(p, end);
+  return q ? cli_str_printf("%s %.*s", kind, (int)(q - p), p) : NULL;
+}
+
+/*
+ * Why a model onyx refused is a skip rather than a failure, read from the
+ * library's status and message: an op, a domain or an element type onyx
+ * does not implement. Returns a new "op Abs", "domain D", "type bool", or
+ * NULL when the refusal is a failure (a bad model, or a type mismatch).
+ */
+static char *skip_reason(onyx_status st, const char *msg) {
+  char *r = NULL;
+  if (st == ONYX_UNSUPPORTED_OP) {
+    if (!(r = name_after(msg, "): op '", '\'', "op")))
+      r = name_after(msg, "): domain '", '\'', "domain");
+  } else if (st == ONYX_TYPE) {
+    if (strstr(msg, "which onyx does not support"))
+      r = name_after(msg, "has element type ", ' ', "type");
+    else if (strstr(msg, ") is not supported"))
+      r = name_after(msg, "data_type ", ')', "type");
+    else if (strstr(msg, "string constants are not supported"))
+      r = cli_str_printf("type string");
+    else if (strstr(msg, "is not a tensor with a declared type"))
+      r = cli_str_printf("type sequence, map or optional");
+  } else if (st == ONYX_OPSET && strstr(msg, "imports no ai.onnx opset")) {
+    r = cli_str_printf("domain other than ai.onnx (no ai.onnx opset import)");
+  }
+  if (r && strncmp(r, "type ", 5) == 0 && strchr(r, '(')) { /* "data_type 9 (bool" */
+    char *name = cli_str_printf("type %s", strchr(r, '(') + 1);
+    free(r);
+    r = name;
+  }
+  return r;
+}
+
 typedef struct str_list {
   char **items;
   size_t len, cap;
@@ -415,11 +458,12 @@ done:
 }
 
 /* Loads a case's model.onnx and creates its session, without printing:
- * a failure becomes the case's reason. Sets *out_info to a new array of
+ * a failure becomes the case's reason, and *skip what onyx lacks when
+ * that is the cause (see skip_reason). Sets *out_info to a new array of
  * the output descriptions. Returns 1 on success. */
 static int open_case_model(const char *model_path, const onyx_session_options *opts,
                            onyx_model **model, onyx_session **session,
-                           onyx_value_info **out_info, cli_strbuf *why) {
+                           onyx_value_info **out_info, cli_strbuf *why, char **skip) {
   onyx_error err;
   cli_reset_error(&err);
   onyx_status st = onyx_model_load_file(model_path, model, &err);
@@ -430,6 +474,7 @@ static int open_case_model(const char *model_path, const onyx_session_options *o
   if (st != ONYX_OK) {
     cli_sb_printf(why, "model.onnx: %s (%s)", cli_error_text(model_path, st, &err),
                   onyx_status_name(st));
+    *skip = skip_reason(st, err.message);
     return 0;
   }
   size_t n_out = onyx_session_output_count(*session);
@@ -482,16 +527,29 @@ static int list_data_sets(const char *dir, str_list *names, data_set **sets, siz
   return 1;
 }
 
-/* Runs one case folder. Returns 1 when it passes, else 0 with the reason. */
-static int run_case(const char *dir, const onyx_session_options *opts, cli_strbuf *why) {
+/* What a case came to. */
+typedef enum { CASE_PASSED, CASE_FAILED, CASE_SKIPPED } case_outcome;
+
+typedef struct case_result {
+  case_outcome outcome;
+  cli_strbuf why; /* failed or skipped: the reason */
+  char *skip;     /* skipped: what onyx lacks, such as "op Abs" or "type bool" */
+} case_result;
+
+/* Runs one case folder into *res. A model onyx refuses for an op, domain
+ * or type it does not implement is skipped, or with strict failed. */
+static void run_case(const char *dir, const onyx_session_options *opts, int strict,
+                     case_result *res) {
   onyx_model *model = NULL;
   onyx_session *session = NULL;
   onyx_value_info *out_info = NULL;
   str_list names = {0};
   data_set *sets = NULL;
   size_t n_sets = 0;
+  cli_strbuf *why = &res->why;
   char *model_path = cli_path_join(dir, "model.onnx");
-  int pass = model_path && open_case_model(model_path, opts, &model, &session, &out_info, why) &&
+  int pass = model_path &&
+             open_case_model(model_path, opts, &model, &session, &out_info, why, &res->skip) &&
              list_data_sets(dir, &names, &sets, &n_sets, why);
   if (!model_path) cli_sb_printf(why, "out of memory");
   for (size_t i = 0; i < n_sets && pass; i++) {
@@ -505,13 +563,17 @@ static int run_case(const char *dir, const onyx_session_options *opts, cli_strbu
                         onyx_session_output_count(session), sub, sets[i].name, why);
     free(sub);
   }
+  if (res->skip && strict) {
+    free(res->skip);
+    res->skip = NULL;
+  }
+  res->outcome = pass ? CASE_PASSED : res->skip ? CASE_SKIPPED : CASE_FAILED;
   free(sets);
   list_free(&names);
   free(out_info);
   onyx_session_free(session);
   onyx_model_free(model);
   free(model_path);
-  return pass;
 }
 
 /* The case folders the PATH arguments name or hold, each once. Sets
@@ -541,35 +603,55 @@ static int collect_cases(const cli_args *a, str_list *cases, int *read_error) {
   return rc;
 }
 
+/* Prints "skipped by reason:" and "  REASON: COUNT" for each reason, in
+ * name order (so "domain", "op" and "type" reasons group). Sorts skips. */
+static void print_skip_summary(char **skips, size_t n) {
+  if (n == 0) return;
+  qsort(skips, n, sizeof *skips, cmp_str);
+  printf("skipped by reason:\n");
+  for (size_t i = 0, j; i < n; i = j) {
+    for (j = i + 1; j < n && strcmp(skips[i], skips[j]) == 0;) j++;
+    printf("  %s: %zu\n", cli_esc(skips[i]), j - i);
+  }
+}
+
 int cli_test(cli_args *a) {
   if (a->n_positional == 0) {
     cli_usage_error("test", "test: missing PATH");
     return CLI_USAGE;
   }
-  str_list cases = {0};
+  str_list cases = {0}, skips = {0};
   int read_error = 0;
   if (collect_cases(a, &cases, &read_error) != CLI_OK) {
     list_free(&cases);
     return CLI_ERROR;
   }
-  size_t passed = 0, failed = 0;
+  size_t count[3] = {0, 0, 0};
   for (size_t i = 0; i < cases.len; i++) {
-    cli_strbuf why = {0};
-    if (run_case(cases.items[i], &a->opts, &why)) {
-      passed++;
-      if (a->verbose) printf("ok %s\n", cli_esc(cases.items[i]));
-    } else {
-      failed++;
-      printf("FAIL %s: %s\n", cli_esc(cases.items[i]), cli_esc(cli_sb_str(&why)));
-    }
-    cli_sb_free(&why);
+    case_result res = {CASE_FAILED, {0}, NULL};
+    run_case(cases.items[i], &a->opts, a->strict, &res);
+    count[res.outcome]++;
+    const char *name = cli_esc(cases.items[i]);
+    if (res.outcome == CASE_FAILED)
+      printf("FAIL %s: %s\n", name, cli_esc(cli_sb_str(&res.why)));
+    else if (a->verbose && res.outcome == CASE_PASSED)
+      printf("ok %s\n", name);
+    else if (a->verbose)
+      printf("SKIP %s: %s\n", name, cli_esc(cli_sb_str(&res.why)));
+    if (res.skip && !list_push(&skips, res.skip)) read_error = -1; /* list_push frees */
+    cli_sb_free(&res.why);
     fflush(stdout);
   }
-  printf("%zu passed, %zu failed\n", passed, failed);
+  printf("%zu passed, %zu failed, %zu skipped\n", count[CASE_PASSED], count[CASE_FAILED],
+         count[CASE_SKIPPED]);
+  print_skip_summary(skips.items, skips.len);
   if (cases.len == 0) {
     fprintf(stderr, "onyx: no test case found (a case folder holds model.onnx)\n");
   }
+  if (read_error < 0) cli_error_oom();
+  int none = cases.len == 0;
   list_free(&cases);
+  list_free(&skips);
   if (read_error) return CLI_ERROR;
-  return (failed || passed == 0) ? CLI_TEST_FAILED : CLI_OK;
+  return (count[CASE_FAILED] || none) ? CLI_TEST_FAILED : CLI_OK;
 }

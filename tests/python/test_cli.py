@@ -222,7 +222,7 @@ class Walk(InTempDir):
         os.mkdir(empty)
         r = self.run_test(empty)
         self.assertEqual(r.returncode, 1, r.stderr)
-        self.assertEqual(r.stdout, "0 passed, 0 failed\n")
+        self.assertEqual(r.stdout, "0 passed, 0 failed, 0 skipped\n")
         # The only line: no sanitizer report ("runtime error: null pointer").
         self.assertEqual(r.stderr, "onyx: no test case found (a case folder holds model.onnx)\n")
 
@@ -237,7 +237,7 @@ class Walk(InTempDir):
                 return
             r = self.run_test(self.dir)
             self.assertEqual(r.returncode, 3, r.stderr)
-            self.assertEqual(r.stdout, "1 passed, 0 failed\n")
+            self.assertEqual(r.stdout, "1 passed, 0 failed, 0 skipped\n")
             self.assertEqual(r.stderr, "onyx: %s: Permission denied\n" % locked)
         finally:
             os.chmod(locked, 0o755)
@@ -259,7 +259,7 @@ class Walk(InTempDir):
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertEqual(r.stdout.splitlines(), [
             "ok %s" % os.path.join(self.dir, "d0", *(["a"] * depth), "case"),
-            "1 passed, 0 failed"])
+            "1 passed, 0 failed, 0 skipped"])
         self.assertLess(seconds, 10)
 
     def test_loops(self):
@@ -277,10 +277,10 @@ class Walk(InTempDir):
         self.assertEqual(r.stdout.splitlines(), [
             "ok %s" % os.path.join(root, "case"),
             "ok %s" % os.path.join(root, "x", "to_y", "case2"),
-            "2 passed, 0 failed"])
+            "2 passed, 0 failed, 0 skipped"])
         # The same folder twice on the command line is run once.
         r = self.run_test(root, os.path.join(root, "up"))
-        self.assertEqual(r.stdout, "2 passed, 0 failed\n")
+        self.assertEqual(r.stdout, "2 passed, 0 failed, 0 skipped\n")
 
 
 class Names(InTempDir):
@@ -386,6 +386,82 @@ class Names(InTempDir):
                         t.ParseFromString(f.read())
                     self.assertEqual(t.name, self.FORGED)  # the name itself is kept inside
                     self.assertEqual(numpy_helper.to_array(t).tolist(), [-1, 1, 1])
+
+
+class TestRunner(InTempDir):
+    """`onyx test` for CI: a case that uses an op, type or domain onyx does
+    not implement is skipped (a failure with --strict), the last line counts
+    passed, failed and skipped cases, and a summary by reason follows."""
+
+    def case(self, name, model=None, op="Ceil"):
+        folder = self.path(name)
+        write_case(folder, op)
+        if model is not None:
+            with open(os.path.join(folder, "model.onnx"), "wb") as f:
+                f.write(model)
+        return folder
+
+    def cases(self, failing=True):
+        self.case("a_pass")
+        self.case("b_abs", modelgen.one_node("Abs", TensorProto.FLOAT, [3]))
+        self.case("c_abs", modelgen.one_node("Abs", TensorProto.FLOAT, [3]))
+        self.case("d_bool", modelgen.one_node("Not", TensorProto.BOOL, [3]))
+        if failing:
+            # Expects Floor, the model computes Ceil.
+            self.case("e_fail", modelgen.one_node("Ceil", TensorProto.FLOAT, [3]), op="Floor")
+            # A wrong type is a failure, not a skip: Sign declared to give int8.
+            bad = modelgen.model_bytes([helper.make_node("Sign", ["x"], ["y"])],
+                                       [("x", TensorProto.FLOAT, [3])],
+                                       [("y", TensorProto.INT8, [3])])
+            self.case("f_type", bad)
+
+    def test_skips(self):
+        self.cases()
+        r = onyx("test", self.dir)
+        self.assertEqual(r.returncode, 1, r.stderr)
+        lines = r.stdout.splitlines()
+        self.assertRegex(lines[0], r"^FAIL .*/e_fail: test_data_set_0 output 0 'y': ")
+        self.assertRegex(lines[1], r"^FAIL .*/f_type: model.onnx: .*\(ONYX_TYPE\)$")
+        self.assertEqual(lines[2:], ["1 passed, 2 failed, 3 skipped", "skipped by reason:",
+                                     "  op Abs: 2", "  type bool: 1"])
+        # Without the failures, exit 0; -v names each case.
+        for name in ("e_fail", "f_type"):
+            subprocess.run(["rm", "-r", self.path(name)], check=True)
+        r = onyx("test", "-v", self.dir)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        lines = r.stdout.splitlines()
+        self.assertEqual(lines[0], "ok %s" % self.path("a_pass"))
+        self.assertRegex(lines[1], r"^SKIP .*/b_abs: model.onnx: .*op 'Abs' is not supported")
+        self.assertEqual(lines[4:], ["1 passed, 0 failed, 3 skipped", "skipped by reason:",
+                                     "  op Abs: 2", "  type bool: 1"])
+
+    def test_strict(self):
+        self.cases(failing=False)
+        r = onyx("test", "--strict", self.dir)
+        self.assertEqual(r.returncode, 1, r.stderr)
+        lines = r.stdout.splitlines()
+        self.assertEqual(len(lines), 4)
+        self.assertRegex(lines[0], r"^FAIL .*/b_abs: model.onnx: .*\(ONYX_UNSUPPORTED_OP\)$")
+        self.assertEqual(lines[3], "1 passed, 3 failed, 0 skipped")
+
+    def test_debian_node_cases(self):
+        node = os.path.join(os.environ.get("ONYX_TESTDATA_DIR", ""), "node")
+        if not os.path.isdir(node):
+            print("SKIP Debian's backend-test cases: no folder %s (libonnx-testdata)" % node)
+            return
+        r = onyx("test", node)
+        self.assertEqual(r.returncode, 0, r.stdout[-2000:])
+        m = re.search(r"^([0-9]+) passed, 0 failed, ([0-9]+) skipped\nskipped by reason:\n",
+                      r.stdout, re.M)
+        self.assertTrue(m, r.stdout[-2000:])
+        self.assertGreater(int(m.group(1)), 0)
+        self.assertIn("\n  op Abs: 1\n", r.stdout)
+        self.assertIn("\n  type bool: ", r.stdout)
+        summed = sum(int(n) for n in re.findall(r"^  .*: ([0-9]+)$", r.stdout, re.M))
+        self.assertEqual(summed, int(m.group(2)))
+        r = onyx("test", "--strict", node)
+        self.assertEqual(r.returncode, 1)
+        self.assertRegex(r.stdout, r"\n[0-9]+ passed, [0-9]+ failed, 0 skipped\n$")
 
 
 class Bench(unittest.TestCase):
