@@ -90,7 +90,9 @@ static const char HELP_RUN[] =
     "missing input name), 3 onyx or I/O error.\n";
 
 static const char HELP_TEST[] =
-    "Usage: onyx test [-v] [--strict] [--threads N] [--isa LEVEL] PATH...\n"
+    "Usage: onyx test [-v] [--strict] [--include RE]... [--exclude RE]...\n"
+    "                 [--json] [--junit FILE] [-j N] [--threads N] [--isa LEVEL]\n"
+    "                 PATH...\n"
     "\n"
     "Runs ONNX backend-test cases. A case folder holds model.onnx and\n"
     "test_data_set_N/ folders with input_K.pb and output_K.pb files. A PATH\n"
@@ -106,7 +108,14 @@ static const char HELP_TEST[] =
     "\n"
     "Options:\n"
     "  -v, --verbose    also print passing and skipped cases\n"
-    "  --strict         count skipped cases as failures\n"
+    "  --strict         count skipped cases as failures (not excluded ones)\n"
+    "  --include RE     run only cases whose folder name RE matches (POSIX\n"
+    "                   extended regular expression; repeatable: any matches)\n"
+    "  --exclude RE     skip cases whose folder name RE matches (repeatable)\n"
+    "  --json           print one JSON record per case, then one of the counts\n"
+    "  --junit FILE     also write a JUnit XML report to FILE\n"
+    "  -j N             run N cases at once (1 to 256); the output order stays\n"
+    "                   the same\n"
     "  --threads N      worker threads for large tensors (0: the default)\n"
     "  --isa LEVEL      scalar, sse41, avx2, avx512 or best\n"
     "\n"
@@ -245,6 +254,8 @@ static int set_flag(const char *arg, unsigned allowed, cli_args *a) {
     a->progress = 1;
   else if ((allowed & CLI_OPT_STRICT) && strcmp(arg, "--strict") == 0)
     a->strict = 1;
+  else if ((allowed & CLI_OPT_REPORT) && strcmp(arg, "--json") == 0)
+    a->json = 1;
   else
     return 0;
   return 1;
@@ -258,7 +269,9 @@ static const struct {
               {"--input", CLI_OPT_INPUT},       {"--output-dir", CLI_OPT_OUTPUT_DIR},
               {"--format", CLI_OPT_FORMAT},     {"--shape", CLI_OPT_SHAPE},
               {"--warmup", CLI_OPT_WARMUP},     {"--runs", CLI_OPT_RUNS},
-              {"--duration", CLI_OPT_DURATION}};
+              {"--duration", CLI_OPT_DURATION}, {"--include", CLI_OPT_FILTER},
+              {"--exclude", CLI_OPT_FILTER},    {"--junit", CLI_OPT_REPORT},
+              {"-j", CLI_OPT_JOBS}};
 
 /* Finds the valued option arg names ("--opt" or "--opt=VALUE"): returns
  * its index in VALUED and sets *value after an '=', or returns -1. */
@@ -284,9 +297,37 @@ static int add_pair(cli_args *a, const char *option, const char *what, const cha
   return CLI_OK;
 }
 
-/* Checks and stores the value of the option flag. */
-static int set_valued(cli_args *a, unsigned flag, const char *value) {
+/* --include, --exclude, --junit: stored as given (test_cmd.c checks the
+ * expressions, and the file is written at the end). */
+static int set_test_option(cli_args *a, const char *name, const char *value) {
+  if (strcmp(name, "--include") == 0)
+    a->includes[a->n_includes++] = value;
+  else if (strcmp(name, "--exclude") == 0)
+    a->excludes[a->n_excludes++] = value;
+  else if (value[0] == '\0') {
+    cli_usage_error(a->command, "--junit needs a file name");
+    return CLI_USAGE;
+  } else
+    a->junit = value;
+  return CLI_OK;
+}
+
+/* Checks and stores the value of the option name (its flag is flag). */
+static int set_valued(cli_args *a, unsigned flag, const char *name, const char *value) {
   switch (flag) {
+  case CLI_OPT_FILTER:
+  case CLI_OPT_REPORT:
+    return set_test_option(a, name, value);
+  case CLI_OPT_JOBS: {
+    long long jobs;
+    if (!parse_count(a->command, "-j", value, 1, &jobs)) return CLI_USAGE;
+    if (jobs > 256) {
+      cli_usage_error(a->command, "-j: '%s' is more than 256", value);
+      return CLI_USAGE;
+    }
+    a->jobs = (uint32_t)jobs;
+    return CLI_OK;
+  }
   case CLI_OPT_THREADS:
     return parse_threads(a->command, value, &a->opts.threads) ? CLI_OK : CLI_USAGE;
   case CLI_OPT_ISA:
@@ -338,7 +379,7 @@ static int parse_option(int argc, char **argv, int *i, unsigned allowed, cli_arg
     }
     value = argv[++*i];
   }
-  return set_valued(a, VALUED[k].flag, value);
+  return set_valued(a, VALUED[k].flag, VALUED[k].name, value);
 }
 
 /* Options take "--opt VALUE" or "--opt=VALUE"; "--" ends them, and "-"
@@ -348,7 +389,9 @@ int cli_parse_args(int argc, char **argv, int first, unsigned allowed, cli_args 
   a->inputs = malloc(cap * sizeof *a->inputs);
   a->shapes = malloc(cap * sizeof *a->shapes);
   a->positional = malloc(cap * sizeof *a->positional);
-  if (!a->inputs || !a->shapes || !a->positional) {
+  a->includes = malloc(cap * sizeof *a->includes);
+  a->excludes = malloc(cap * sizeof *a->excludes);
+  if (!a->inputs || !a->shapes || !a->positional || !a->includes || !a->excludes) {
     cli_error_oom();
     return CLI_ERROR;
   }
@@ -371,6 +414,8 @@ void cli_free_args(cli_args *a) {
   free(a->inputs);
   free(a->shapes);
   free(a->positional);
+  free(a->includes);
+  free(a->excludes);
 }
 
 /* Whether argv[first..] asks for help (before any "--"). */

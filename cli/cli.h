@@ -35,6 +35,9 @@ enum {
   CLI_OPT_PER_NODE = 1 << 10,
   CLI_OPT_PROGRESS = 1 << 11,
   CLI_OPT_STRICT = 1 << 12,
+  CLI_OPT_FILTER = 1 << 13, /* --include, --exclude */
+  CLI_OPT_REPORT = 1 << 14, /* --json, --junit */
+  CLI_OPT_JOBS = 1 << 15,
 };
 
 /* The command line after parsing. Option strings point into argv. */
@@ -58,6 +61,11 @@ typedef struct cli_args {
   int progress;
   /* test */
   int strict; /* skips (ops, types, domains onyx lacks) count as failures */
+  const char **includes, **excludes; /* regular expressions (regcomp, extended) */
+  size_t n_includes, n_excludes;
+  int json;          /* one JSON record per case on stdout */
+  const char *junit; /* JUnit XML report file */
+  uint32_t jobs;     /* cases run at once; 0: not given */
 } cli_args;
 
 /*

@@ -1,7 +1,8 @@
 /*
- * onyx test: finds ONNX backend-test case folders (each folder visited
- * once), runs every data set of each case and compares the outputs bit for
- * bit, NaN matching NaN.
+ * The cases of onyx test: finds ONNX backend-test case folders (each folder
+ * visited once), runs every data set of a case and compares the outputs bit
+ * for bit, NaN matching NaN, or tells why the case is skipped. The command
+ * itself (filters, threads, reports) is test_cmd.c.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -15,6 +16,7 @@
 
 #include "cli.h"
 #include "onyx.h"
+#include "test.h"
 
 /* Whether the element at p of type dt is a NaN (0 for integer types):
  * every exponent bit set and a non-zero mantissa. */
@@ -77,13 +79,7 @@ static char *skip_reason(onyx_status st, const char *msg) {
   return r;
 }
 
-typedef struct str_list {
-  char **items;
-  size_t len, cap;
-} str_list;
-
-/* Takes ownership of s. Returns 0 (and frees s) when out of memory. */
-static int list_push(str_list *l, char *s) {
+int cli_list_push(str_list *l, char *s) {
   if (l->len == l->cap) {
     size_t cap = l->cap ? l->cap * 2 : 16;
     char **items = realloc(l->items, cap * sizeof *items);
@@ -98,14 +94,14 @@ static int list_push(str_list *l, char *s) {
   return 1;
 }
 
-static void list_free(str_list *l) {
+void cli_list_free(str_list *l) {
   for (size_t i = 0; i < l->len; i++) free(l->items[i]);
   free(l->items);
   l->items = NULL;
   l->len = l->cap = 0;
 }
 
-static int cmp_str(const void *a, const void *b) {
+int cli_cmp_str(const void *a, const void *b) {
   return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
@@ -133,7 +129,7 @@ static int list_dir(const char *dir, str_list *out, int skip_hidden, cli_strbuf 
     const char *n = e->d_name;
     if (strcmp(n, ".") == 0 || strcmp(n, "..") == 0 || (skip_hidden && n[0] == '.')) continue;
     char *copy = cli_str_printf("%s", n);
-    if (!copy || !list_push(out, copy)) { /* list_push frees copy on failure */
+    if (!copy || !cli_list_push(out, copy)) { /* cli_list_push frees copy on failure */
       if (why)
         cli_sb_printf(why, "out of memory");
       else
@@ -149,7 +145,7 @@ static int list_dir(const char *dir, str_list *out, int skip_hidden, cli_strbuf 
   }
   closedir(d);
   /* qsort's pointer must be valid even for no items: an empty folder has none. */
-  if (ok && out->len > 0) qsort(out->items, out->len, sizeof *out->items, cmp_str);
+  if (ok && out->len > 0) qsort(out->items, out->len, sizeof *out->items, cli_cmp_str);
   return ok;
 }
 
@@ -217,7 +213,8 @@ static int dir_set_add(dir_set *s, const struct stat *sb) {
 static int add_case(dir_set *visited, const struct stat *sb, char *path, str_list *cases) {
   int fresh = dir_set_add(visited, sb);
   if (fresh == 0) free(path);
-  if (fresh == 0 || (fresh > 0 && list_push(cases, path))) return 1; /* list_push frees on failure */
+  /* cli_list_push frees path when it fails. */
+  if (fresh == 0 || (fresh > 0 && cli_list_push(cases, path))) return 1;
   if (fresh < 0) free(path);
   cli_error_oom();
   return 0;
@@ -255,7 +252,7 @@ static int find_cases(const char *dir, dir_set *visited, str_list *cases) {
       free(child);
     }
   }
-  list_free(&names);
+  cli_list_free(&names);
   return ok > 0;
 }
 
@@ -527,19 +524,8 @@ static int list_data_sets(const char *dir, str_list *names, data_set **sets, siz
   return 1;
 }
 
-/* What a case came to. */
-typedef enum { CASE_PASSED, CASE_FAILED, CASE_SKIPPED } case_outcome;
-
-typedef struct case_result {
-  case_outcome outcome;
-  cli_strbuf why; /* failed or skipped: the reason */
-  char *skip;     /* skipped: what onyx lacks, such as "op Abs" or "type bool" */
-} case_result;
-
-/* Runs one case folder into *res. A model onyx refuses for an op, domain
- * or type it does not implement is skipped, or with strict failed. */
-static void run_case(const char *dir, const onyx_session_options *opts, int strict,
-                     case_result *res) {
+void cli_run_case(const char *dir, const onyx_session_options *opts, int strict,
+                  case_result *res) {
   onyx_model *model = NULL;
   onyx_session *session = NULL;
   onyx_value_info *out_info = NULL;
@@ -569,17 +555,14 @@ static void run_case(const char *dir, const onyx_session_options *opts, int stri
   }
   res->outcome = pass ? CASE_PASSED : res->skip ? CASE_SKIPPED : CASE_FAILED;
   free(sets);
-  list_free(&names);
+  cli_list_free(&names);
   free(out_info);
   onyx_session_free(session);
   onyx_model_free(model);
   free(model_path);
 }
 
-/* The case folders the PATH arguments name or hold, each once. Sets
- * *read_error when a PATH or folder could not be read. Returns CLI_OK, or
- * CLI_ERROR when out of memory. */
-static int collect_cases(const cli_args *a, str_list *cases, int *read_error) {
+int cli_collect_cases(const cli_args *a, str_list *cases, int *read_error) {
   dir_set visited = {0};
   int rc = CLI_OK;
   for (size_t i = 0; i < a->n_positional && rc == CLI_OK; i++) {
@@ -601,57 +584,4 @@ static int collect_cases(const cli_args *a, str_list *cases, int *read_error) {
   }
   free(visited.slots);
   return rc;
-}
-
-/* Prints "skipped by reason:" and "  REASON: COUNT" for each reason, in
- * name order (so "domain", "op" and "type" reasons group). Sorts skips. */
-static void print_skip_summary(char **skips, size_t n) {
-  if (n == 0) return;
-  qsort(skips, n, sizeof *skips, cmp_str);
-  printf("skipped by reason:\n");
-  for (size_t i = 0, j; i < n; i = j) {
-    for (j = i + 1; j < n && strcmp(skips[i], skips[j]) == 0;) j++;
-    printf("  %s: %zu\n", cli_esc(skips[i]), j - i);
-  }
-}
-
-int cli_test(cli_args *a) {
-  if (a->n_positional == 0) {
-    cli_usage_error("test", "test: missing PATH");
-    return CLI_USAGE;
-  }
-  str_list cases = {0}, skips = {0};
-  int read_error = 0;
-  if (collect_cases(a, &cases, &read_error) != CLI_OK) {
-    list_free(&cases);
-    return CLI_ERROR;
-  }
-  size_t count[3] = {0, 0, 0};
-  for (size_t i = 0; i < cases.len; i++) {
-    case_result res = {CASE_FAILED, {0}, NULL};
-    run_case(cases.items[i], &a->opts, a->strict, &res);
-    count[res.outcome]++;
-    const char *name = cli_esc(cases.items[i]);
-    if (res.outcome == CASE_FAILED)
-      printf("FAIL %s: %s\n", name, cli_esc(cli_sb_str(&res.why)));
-    else if (a->verbose && res.outcome == CASE_PASSED)
-      printf("ok %s\n", name);
-    else if (a->verbose)
-      printf("SKIP %s: %s\n", name, cli_esc(cli_sb_str(&res.why)));
-    if (res.skip && !list_push(&skips, res.skip)) read_error = -1; /* list_push frees */
-    cli_sb_free(&res.why);
-    fflush(stdout);
-  }
-  printf("%zu passed, %zu failed, %zu skipped\n", count[CASE_PASSED], count[CASE_FAILED],
-         count[CASE_SKIPPED]);
-  print_skip_summary(skips.items, skips.len);
-  if (cases.len == 0) {
-    fprintf(stderr, "onyx: no test case found (a case folder holds model.onnx)\n");
-  }
-  if (read_error < 0) cli_error_oom();
-  int none = cases.len == 0;
-  list_free(&cases);
-  list_free(&skips);
-  if (read_error) return CLI_ERROR;
-  return (count[CASE_FAILED] || none) ? CLI_TEST_FAILED : CLI_OK;
 }

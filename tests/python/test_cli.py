@@ -5,6 +5,7 @@ writes .npy outputs that np.load reads and that are byte for byte what
 np.save writes; bfloat16 goes through '<u2'; every kind of bad .npy is a
 clear error; `onyx bench` on symbolic, unknown and undeclared shapes."""
 
+import json
 import os
 import re
 import resource
@@ -443,6 +444,88 @@ class TestRunner(InTempDir):
         self.assertEqual(len(lines), 4)
         self.assertRegex(lines[0], r"^FAIL .*/b_abs: model.onnx: .*\(ONYX_UNSUPPORTED_OP\)$")
         self.assertEqual(lines[3], "1 passed, 3 failed, 0 skipped")
+
+    def test_filters(self):
+        """--include keeps the cases whose folder name an expression matches;
+        --exclude skips them, with the expression as the reason."""
+        self.cases()
+        r = onyx("test", "-v", "--include", "^[abc]_", "--include", "_fail$", "--exclude", "abs$",
+                 self.dir)
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertEqual([l.split(":")[0] for l in r.stdout.splitlines()], [
+            "ok %s" % self.path("a_pass"), "SKIP %s" % self.path("b_abs"),
+            "SKIP %s" % self.path("c_abs"), "FAIL %s" % self.path("e_fail"),
+            "1 passed, 1 failed, 2 skipped", "skipped by reason", "  excluded by --exclude 'abs$'"])
+        r = onyx("test", "--include", "zzz", self.dir)
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("no test case found", r.stderr)
+        r = onyx("test", "--exclude", "a(", self.dir)
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("--exclude: 'a(' is not a regular expression", r.stderr)
+
+    def test_jobs_keep_order(self):
+        for i in range(12):
+            self.case("case_%02d" % i, op="Floor" if i % 3 else "Ceil")
+        self.cases()
+        one = onyx("test", "-v", self.dir)
+        for jobs in ("2", "5", "64"):
+            many = onyx("test", "-v", "-j", jobs, self.dir)
+            self.assertEqual((many.returncode, many.stdout), (one.returncode, one.stdout))
+        self.assertIn("13 passed, 2 failed, 3 skipped\n", one.stdout)
+        for bad in ("0", "257", "x"):
+            self.assertEqual(onyx("test", "-j", bad, self.dir).returncode, 2)
+
+    def test_json(self):
+        self.cases()
+        r = onyx("test", "--json", "-j", "3", self.dir)
+        self.assertEqual(r.returncode, 1, r.stderr)
+        records = [json.loads(line) for line in r.stdout.splitlines()]
+        self.assertEqual([rec.get("status") for rec in records[:-1]],
+                         ["passed", "skipped", "skipped", "skipped", "failed", "failed"])
+        self.assertEqual(records[0]["case"], self.path("a_pass"))
+        self.assertGreaterEqual(records[0]["seconds"], 0)
+        self.assertEqual(records[1]["skip"], "op Abs")
+        self.assertIn("op 'Abs' is not supported", records[1]["reason"])
+        self.assertIn("(ONYX_TYPE)", records[5]["reason"])
+        self.assertEqual(records[-1], {"passed": 1, "failed": 2, "skipped": 3,
+                                       "skipped_by_reason": {"op Abs": 2, "type bool": 1}})
+
+    def test_junit(self):
+        """The report has the elements and attributes of the JUnit XML format
+        that GitLab, Jenkins and GitHub read: testsuites > testsuite >
+        testcase, with failure or skipped and its message."""
+        import xml.etree.ElementTree as ET
+        self.cases()
+        self.case("g_\x1b&<\"'")  # a name XML must escape
+        report = self.path("report.xml")
+        r = onyx("test", "--junit", report, self.dir)
+        self.assertEqual(r.returncode, 1, r.stderr)
+        root = ET.parse(report).getroot()
+        self.assertEqual(root.tag, "testsuites")
+        suites = list(root)
+        self.assertEqual([s.tag for s in suites], ["testsuite"])
+        suite = suites[0]
+        for element in (root, suite):
+            self.assertEqual({k: element.get(k) for k in ("tests", "failures", "errors",
+                                                          "skipped")},
+                             {"tests": "7", "failures": "2", "errors": "0", "skipped": "3"})
+            float(element.get("time"))
+        self.assertEqual(suite.get("name"), "onyx test")
+        cases = list(suite)
+        self.assertEqual([c.tag for c in cases], ["testcase"] * 7)
+        for c in cases:
+            self.assertEqual(c.get("classname"), "onyx.test")
+            self.assertGreaterEqual(float(c.get("time")), 0)
+            self.assertTrue(all(child.tag in ("failure", "skipped") and child.get("message")
+                                for child in c))
+        by_name = {c.get("name"): c for c in cases}
+        self.assertEqual(list(by_name[self.path("a_pass")]), [])
+        self.assertEqual([x.tag for x in by_name[self.path("b_abs")]], ["skipped"])
+        self.assertEqual([x.tag for x in by_name[self.path("e_fail")]], ["failure"])
+        self.assertIn(self.path("g_\\x1b&<\"'"), by_name)
+        r = onyx("test", "--junit", self.path("no/such/dir/r.xml"), self.dir)
+        self.assertEqual(r.returncode, 3)
+        self.assertIn("cannot create", r.stderr)
 
     def test_debian_node_cases(self):
         node = os.path.join(os.environ.get("ONYX_TESTDATA_DIR", ""), "node")

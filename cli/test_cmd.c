@@ -1,0 +1,354 @@
+/*
+ * onyx test, the command: selects the cases (--include, --exclude), runs
+ * them on -j threads, and reports each in the order found, as text lines,
+ * JSON records (--json) and a JUnit XML file (--junit), then the counts and
+ * the skips by reason. The cases themselves are test.c.
+ *
+ * Threads only run cases; the calling thread prints, waiting for each case
+ * in turn, so the output is the same for every -j.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <regex.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli.h"
+#include "onyx.h"
+#include "test.h"
+
+/* The compiled --include and --exclude expressions. */
+typedef struct filters {
+  regex_t *include, *exclude;
+  size_t n_include, n_exclude;
+} filters;
+
+static void filters_free(filters *f) {
+  for (size_t i = 0; i < f->n_include; i++) regfree(&f->include[i]);
+  for (size_t i = 0; i < f->n_exclude; i++) regfree(&f->exclude[i]);
+  free(f->include);
+  free(f->exclude);
+}
+
+/* Compiles n expressions into a new array *out; a bad one is a usage
+ * error that quotes regerror's words. */
+static int compile_all(const char *option, const char **exprs, size_t n, regex_t **out,
+                       size_t *n_out) {
+  *out = calloc(n ? n : 1, sizeof **out);
+  if (!*out) {
+    cli_error_oom();
+    return CLI_ERROR;
+  }
+  for (*n_out = 0; *n_out < n; ++*n_out) {
+    int e = regcomp(&(*out)[*n_out], exprs[*n_out], REG_EXTENDED | REG_NOSUB);
+    if (e != 0) {
+      char why[256];
+      regerror(e, &(*out)[*n_out], why, sizeof why);
+      regfree(&(*out)[*n_out]);
+      cli_usage_error("test", "%s: '%s' is not a regular expression: %s", option,
+                      exprs[*n_out], why);
+      return CLI_USAGE;
+    }
+  }
+  return CLI_OK;
+}
+
+/* The name filters match: a case folder's last path component. */
+static const char *case_name(const char *path) {
+  size_t len = strlen(path);
+  while (len > 1 && path[len - 1] == '/') len--;
+  const char *slash = NULL;
+  for (size_t i = 0; i + 1 < len; i++)
+    if (path[i] == '/') slash = path + i;
+  return slash ? slash + 1 : path;
+}
+
+/* The index of the first expression of n that matches the case at path,
+ * or n. A trailing '/' is not part of the name. */
+static size_t first_match(const regex_t *res, size_t n, const char *path) {
+  const char *name = case_name(path);
+  size_t len = strlen(name);
+  while (len > 1 && name[len - 1] == '/') len--;
+  char *copy = cli_str_printf("%.*s", (int)len, name);
+  size_t i = 0;
+  while (copy && i < n && regexec(&res[i], copy, 0, NULL, 0) != 0) i++;
+  free(copy);
+  return i;
+}
+
+/* Keeps the cases that some --include matches (all without --include). */
+static void apply_includes(const filters *f, str_list *cases) {
+  if (f->n_include == 0) return;
+  size_t kept = 0;
+  for (size_t i = 0; i < cases->len; i++) {
+    if (first_match(f->include, f->n_include, cases->items[i]) < f->n_include)
+      cases->items[kept++] = cases->items[i];
+    else
+      free(cases->items[i]);
+  }
+  cases->len = kept;
+}
+
+/* ---- Running cases on threads ------------------------------------------- */
+
+typedef struct test_job {
+  const cli_args *a;
+  const filters *f;
+  char **cases;
+  case_result *results;
+  unsigned char *done; /* per case, under lock */
+  size_t n, next;      /* next: the next case a thread takes, under lock */
+  pthread_mutex_t lock;
+  pthread_cond_t finished;
+} test_job;
+
+static double now_seconds(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Runs case i, or skips it when an --exclude matches. */
+static void run_one(const test_job *job, size_t i) {
+  case_result *res = &job->results[i];
+  size_t e = first_match(job->f->exclude, job->f->n_exclude, job->cases[i]);
+  if (e < job->f->n_exclude) {
+    res->outcome = CASE_SKIPPED;
+    res->skip = cli_str_printf("excluded by --exclude '%s'", job->a->excludes[e]);
+    cli_sb_printf(&res->why, "excluded by --exclude '%s'", job->a->excludes[e]);
+    if (!res->skip) res->outcome = CASE_FAILED; /* out of memory, said in why */
+    return;
+  }
+  double t0 = now_seconds();
+  cli_run_case(job->cases[i], &job->a->opts, job->a->strict, res);
+  res->seconds = now_seconds() - t0;
+}
+
+static void *worker(void *arg) {
+  test_job *job = arg;
+  for (;;) {
+    pthread_mutex_lock(&job->lock);
+    size_t i = job->next++;
+    pthread_mutex_unlock(&job->lock);
+    if (i >= job->n) return NULL;
+    run_one(job, i);
+    pthread_mutex_lock(&job->lock);
+    job->done[i] = 1;
+    pthread_cond_broadcast(&job->finished);
+    pthread_mutex_unlock(&job->lock);
+  }
+}
+
+/* Waits until case i has run (at once without threads). */
+static void wait_for(test_job *job, size_t i, int threaded) {
+  if (!threaded) {
+    run_one(job, i);
+    return;
+  }
+  pthread_mutex_lock(&job->lock);
+  while (!job->done[i]) pthread_cond_wait(&job->finished, &job->lock);
+  pthread_mutex_unlock(&job->lock);
+}
+
+/* Starts up to n - 1 threads (the caller prints meanwhile). Returns how
+ * many started; with none, cases run on the calling thread. */
+static size_t start_workers(test_job *job, pthread_t *threads, size_t n) {
+  size_t started = 0;
+  while (started < n && pthread_create(&threads[started], NULL, worker, job) == 0) started++;
+  return started;
+}
+
+/* ---- Reports -------------------------------------------------------------- */
+
+static const char *const OUTCOME_NAMES[] = {"passed", "failed", "skipped"};
+
+/* Writes s for a JSON string: cli_esc's printable ASCII, with '"' and the
+ * backslash escaped once more. */
+static void put_json(FILE *out, const char *s) {
+  fputc('"', out);
+  for (const char *p = cli_esc(s); *p; p++) {
+    if (*p == '"' || *p == '\\') fputc('\\', out);
+    fputc(*p, out);
+  }
+  fputc('"', out);
+}
+
+/* Writes s for an XML attribute: cli_esc's printable ASCII, with & < > "
+ * and ' as entities. */
+static void put_xml(FILE *out, const char *s) {
+  for (const char *p = cli_esc(s); *p; p++) {
+    switch (*p) {
+    case '&': fputs("&amp;", out); break;
+    case '<': fputs("&lt;", out); break;
+    case '>': fputs("&gt;", out); break;
+    case '"': fputs("&quot;", out); break;
+    case '\'': fputs("&apos;", out); break;
+    default: fputc(*p, out);
+    }
+  }
+}
+
+static void print_case(const cli_args *a, const char *path, const case_result *res) {
+  const char *why = cli_sb_str(&res->why);
+  if (a->json) {
+    fputs("{\"case\": ", stdout);
+    put_json(stdout, path);
+    printf(", \"status\": \"%s\", \"seconds\": %.6f", OUTCOME_NAMES[res->outcome], res->seconds);
+    if (res->outcome != CASE_PASSED) {
+      fputs(", \"reason\": ", stdout);
+      put_json(stdout, why);
+    }
+    if (res->skip) {
+      fputs(", \"skip\": ", stdout);
+      put_json(stdout, res->skip);
+    }
+    fputs("}\n", stdout);
+  } else if (res->outcome == CASE_FAILED) {
+    printf("FAIL %s: %s\n", cli_esc(path), cli_esc(why));
+  } else if (a->verbose) {
+    if (res->outcome == CASE_PASSED)
+      printf("ok %s\n", cli_esc(path));
+    else
+      printf("SKIP %s: %s\n", cli_esc(path), cli_esc(why));
+  }
+}
+
+/* The counts and the skips by reason, in name order (so that "domain",
+ * "excluded", "op" and "type" reasons group): text lines, or with --json
+ * one last record. Sorts skips. */
+static void print_summary(const cli_args *a, const size_t *count, char **skips, size_t n) {
+  if (n > 0) qsort(skips, n, sizeof *skips, cli_cmp_str);
+  if (a->json)
+    printf("{\"passed\": %zu, \"failed\": %zu, \"skipped\": %zu, \"skipped_by_reason\": {",
+           count[CASE_PASSED], count[CASE_FAILED], count[CASE_SKIPPED]);
+  else
+    printf("%zu passed, %zu failed, %zu skipped\n%s", count[CASE_PASSED], count[CASE_FAILED],
+           count[CASE_SKIPPED], n ? "skipped by reason:\n" : "");
+  for (size_t i = 0, j; i < n; i = j) {
+    for (j = i + 1; j < n && strcmp(skips[i], skips[j]) == 0;) j++;
+    if (a->json) {
+      fputs(i ? ", " : "", stdout);
+      put_json(stdout, skips[i]);
+      printf(": %zu", j - i);
+    } else {
+      printf("  %s: %zu\n", cli_esc(skips[i]), j - i);
+    }
+  }
+  if (a->json) fputs("}}\n", stdout);
+}
+
+/* Writes the JUnit XML report: one testsuite, one testcase per case, with
+ * a failure or skipped element and its reason. */
+static int write_junit(const char *path, const test_job *job, const size_t *count) {
+  FILE *out = fopen(path, "w");
+  if (!out) {
+    fprintf(stderr, "onyx: %s: cannot create: %s\n", cli_esc(path), strerror(errno));
+    return CLI_ERROR;
+  }
+  double total = 0;
+  for (size_t i = 0; i < job->n; i++) total += job->results[i].seconds;
+  fprintf(out,
+          "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+          "<testsuites tests=\"%zu\" failures=\"%zu\" errors=\"0\" skipped=\"%zu\" "
+          "time=\"%.6f\">\n"
+          "  <testsuite name=\"onyx test\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" "
+          "skipped=\"%zu\" time=\"%.6f\">\n",
+          job->n, count[CASE_FAILED], count[CASE_SKIPPED], total, job->n, count[CASE_FAILED],
+          count[CASE_SKIPPED], total);
+  for (size_t i = 0; i < job->n; i++) {
+    const case_result *res = &job->results[i];
+    fputs("    <testcase classname=\"onyx.test\" name=\"", out);
+    put_xml(out, job->cases[i]);
+    fprintf(out, "\" time=\"%.6f\"", res->seconds);
+    if (res->outcome == CASE_PASSED) {
+      fputs("/>\n", out);
+      continue;
+    }
+    fprintf(out, ">\n      <%s message=\"", res->outcome == CASE_FAILED ? "failure" : "skipped");
+    put_xml(out, cli_sb_str(&res->why));
+    fputs("\"/>\n    </testcase>\n", out);
+  }
+  fputs("  </testsuite>\n</testsuites>\n", out);
+  if (ferror(out) | (fclose(out) != 0)) {
+    fprintf(stderr, "onyx: %s: write error\n", cli_esc(path));
+    return CLI_ERROR;
+  }
+  return CLI_OK;
+}
+
+/* ---- The command ------------------------------------------------------------ */
+
+/* Runs every case and prints each as it is its turn; collects the skip
+ * reasons and counts. Returns 0 when out of memory. */
+static int run_all(test_job *job, size_t *count, str_list *skips) {
+  size_t want = job->a->jobs > 1 ? job->a->jobs : 1;
+  if (want > job->n) want = job->n;
+  pthread_t *threads = want > 1 ? calloc(want, sizeof *threads) : NULL;
+  size_t started = threads ? start_workers(job, threads, want) : 0;
+  int ok = 1;
+  for (size_t i = 0; i < job->n; i++) {
+    wait_for(job, i, started > 0);
+    case_result *res = &job->results[i];
+    count[res->outcome]++;
+    print_case(job->a, job->cases[i], res);
+    fflush(stdout);
+    if (res->skip && !cli_list_push(skips, res->skip)) ok = 0; /* it frees res->skip */
+    res->skip = NULL;
+  }
+  for (size_t t = 0; t < started; t++) pthread_join(threads[t], NULL);
+  free(threads);
+  return ok;
+}
+
+static int test_cases(const cli_args *a, const filters *f, str_list *cases) {
+  test_job job = {a, f, cases->items, NULL, NULL, cases->len, 0,
+                  PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER};
+  job.results = calloc(job.n ? job.n : 1, sizeof *job.results);
+  job.done = calloc(job.n ? job.n : 1, 1);
+  str_list skips = {0};
+  size_t count[3] = {0, 0, 0};
+  int rc = CLI_OK;
+  if (!job.results || !job.done || !run_all(&job, count, &skips)) {
+    cli_error_oom();
+    rc = CLI_ERROR;
+  }
+  if (job.results) {
+    print_summary(a, count, skips.items, skips.len);
+    if (a->junit && write_junit(a->junit, &job, count) != CLI_OK) rc = CLI_ERROR;
+    for (size_t i = 0; i < job.n; i++) cli_sb_free(&job.results[i].why);
+  }
+  if (rc == CLI_OK && count[CASE_FAILED]) rc = CLI_TEST_FAILED;
+  cli_list_free(&skips);
+  free(job.results);
+  free(job.done);
+  return rc;
+}
+
+int cli_test(cli_args *a) {
+  if (a->n_positional == 0) {
+    cli_usage_error("test", "test: missing PATH");
+    return CLI_USAGE;
+  }
+  filters f = {0};
+  int rc = compile_all("--include", a->includes, a->n_includes, &f.include, &f.n_include);
+  if (rc == CLI_OK)
+    rc = compile_all("--exclude", a->excludes, a->n_excludes, &f.exclude, &f.n_exclude);
+  str_list cases = {0};
+  int read_error = 0;
+  if (rc == CLI_OK) rc = cli_collect_cases(a, &cases, &read_error);
+  if (rc == CLI_OK) {
+    apply_includes(&f, &cases);
+    rc = test_cases(a, &f, &cases);
+    if (cases.len == 0) {
+      fprintf(stderr, "onyx: no test case found (a case folder holds model.onnx)\n");
+      if (rc == CLI_OK) rc = CLI_TEST_FAILED;
+    }
+    if (read_error && rc != CLI_USAGE) rc = CLI_ERROR;
+  }
+  cli_list_free(&cases);
+  filters_free(&f);
+  return rc;
+}
