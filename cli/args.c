@@ -91,8 +91,8 @@ static const char HELP_RUN[] =
 
 static const char HELP_TEST[] =
     "Usage: onyx test [-v] [--strict] [--include RE]... [--exclude RE]...\n"
-    "                 [--json] [--junit FILE] [-j N] [--threads N] [--isa LEVEL]\n"
-    "                 PATH...\n"
+    "                 [--json] [--junit FILE] [-j N] [--progress] [--threads N]\n"
+    "                 [--isa LEVEL] PATH...\n"
     "\n"
     "Runs ONNX backend-test cases. A case folder holds model.onnx and\n"
     "test_data_set_N/ folders with input_K.pb and output_K.pb files. A PATH\n"
@@ -105,6 +105,7 @@ static const char HELP_TEST[] =
     "implement is skipped. Prints 'FAIL CASE: REASON' for each failing case\n"
     "('ok CASE' and 'SKIP CASE: REASON' too with -v), then 'N passed, N failed,\n"
     "N skipped' and, after skips, 'skipped by reason:' with a count per reason.\n"
+    "On a terminal, a progress line on stderr counts the cases run.\n"
     "\n"
     "Options:\n"
     "  -v, --verbose    also print passing and skipped cases\n"
@@ -116,6 +117,8 @@ static const char HELP_TEST[] =
     "  --junit FILE     also write a JUnit XML report to FILE\n"
     "  -j N             run N cases at once (1 to 256); the output order stays\n"
     "                   the same\n"
+    "  --progress       show the progress line even when stderr is not a\n"
+    "                   terminal\n"
     "  --threads N      worker threads for large tensors (0: the default)\n"
     "  --isa LEVEL      scalar, sse41, avx2, avx512 or best\n"
     "\n"

@@ -36,7 +36,8 @@ static const struct {
 } COMMANDS[] = {
     {"run", cli_run, CLI_OPT_INPUT | CLI_OPT_OUTPUT_DIR | CLI_OPT_FORMAT},
     {"test", cli_test,
-     CLI_OPT_VERBOSE | CLI_OPT_STRICT | CLI_OPT_FILTER | CLI_OPT_REPORT | CLI_OPT_JOBS},
+     CLI_OPT_VERBOSE | CLI_OPT_STRICT | CLI_OPT_FILTER | CLI_OPT_REPORT | CLI_OPT_JOBS |
+         CLI_OPT_PROGRESS},
     {"info", cli_info, 0},
     {"bench", cli_bench,
      CLI_OPT_SHAPE | CLI_OPT_WARMUP | CLI_OPT_RUNS | CLI_OPT_DURATION | CLI_OPT_PER_NODE |

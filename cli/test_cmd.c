@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "onyx.h"
@@ -279,6 +280,41 @@ static int write_junit(const char *path, const test_job *job, const size_t *coun
   return CLI_OK;
 }
 
+/*
+ * The progress line on stderr, on a terminal or with --progress: "onyx
+ * test: K of N cases", rewritten in place at most every PROGRESS_EVERY
+ * seconds (and for the last case), and erased before each line a case
+ * prints and at the end, so that it never mixes with stdout's lines when
+ * both go to one terminal.
+ */
+#define PROGRESS_EVERY 0.1
+
+typedef struct progress {
+  int on;
+  size_t width; /* of the line shown; 0: none */
+  double next;  /* the earliest time to rewrite it */
+} progress;
+
+static void progress_erase(progress *p) {
+  if (p->width == 0) return;
+  fprintf(stderr, "\r%*s\r", (int)p->width, "");
+  p->width = 0;
+}
+
+static void progress_show(progress *p, size_t done, size_t n) {
+  double t = now_seconds();
+  if (!p->on || (t < p->next && done < n)) return;
+  int w = fprintf(stderr, "\ronyx test: %zu of %zu cases", done, n);
+  fflush(stderr);
+  p->width = w > 1 ? (size_t)w - 1 : 0;
+  p->next = t + PROGRESS_EVERY;
+}
+
+/* Whether print_case prints a line for res. */
+static int prints_line(const cli_args *a, const case_result *res) {
+  return a->json || a->verbose || res->outcome == CASE_FAILED;
+}
+
 /* ---- The command ------------------------------------------------------------ */
 
 /* Runs every case and prints each as it is its turn; collects the skip
@@ -288,16 +324,22 @@ static int run_all(test_job *job, size_t *count, str_list *skips) {
   if (want > job->n) want = job->n;
   pthread_t *threads = want > 1 ? calloc(want, sizeof *threads) : NULL;
   size_t started = threads ? start_workers(job, threads, want) : 0;
+  progress p = {job->a->progress || isatty(STDERR_FILENO), 0, 0};
   int ok = 1;
   for (size_t i = 0; i < job->n; i++) {
     wait_for(job, i, started > 0);
     case_result *res = &job->results[i];
     count[res->outcome]++;
-    print_case(job->a, job->cases[i], res);
-    fflush(stdout);
+    if (prints_line(job->a, res)) {
+      progress_erase(&p);
+      print_case(job->a, job->cases[i], res);
+      fflush(stdout);
+    }
+    progress_show(&p, i + 1, job->n);
     if (res->skip && !cli_list_push(skips, res->skip)) ok = 0; /* it frees res->skip */
     res->skip = NULL;
   }
+  progress_erase(&p);
   for (size_t t = 0; t < started; t++) pthread_join(threads[t], NULL);
   free(threads);
   return ok;

@@ -475,6 +475,18 @@ class TestRunner(InTempDir):
         for bad in ("0", "257", "x"):
             self.assertEqual(onyx("test", "-j", bad, self.dir).returncode, 2)
 
+    def test_progress(self):
+        """--progress (a terminal without it) shows "K of N cases" on stderr,
+        rewritten in place, erased before each case line and at the end."""
+        self.case("a_pass")
+        self.case("b_fail", modelgen.one_node("Ceil", TensorProto.FLOAT, [3]), op="Floor")
+        plain = subprocess.run([ONYX, "test", self.dir], capture_output=True)
+        self.assertEqual(plain.stderr, b"")  # not a terminal
+        r = subprocess.run([ONYX, "test", "--progress", self.dir], capture_output=True)
+        self.assertEqual((r.returncode, r.stdout), (plain.returncode, plain.stdout))
+        self.assertRegex(r.stderr, rb"^\ronyx test: 1 of 2 cases\r {23}\r"
+                                   rb"\ronyx test: 2 of 2 cases\r {23}\r$")
+
     def test_json(self):
         self.cases()
         r = onyx("test", "--json", "-j", "3", self.dir)
