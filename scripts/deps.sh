@@ -4,7 +4,8 @@
 set -euo pipefail
 packages=(build-essential cmake pkg-config clang libcmocka-dev python3 python3-numpy
   python3-onnx libonnx-testdata valgrind doxygen
-  libclang-rt-14-dev libsimde-dev)
+  libclang-rt-14-dev libsimde-dev
+  libxml2-utils)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

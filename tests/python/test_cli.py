@@ -535,9 +535,32 @@ class TestRunner(InTempDir):
         self.assertEqual([x.tag for x in by_name[self.path("b_abs")]], ["skipped"])
         self.assertEqual([x.tag for x in by_name[self.path("e_fail")]], ["failure"])
         self.assertIn(self.path("g_\\x1b&<\"'"), by_name)
+        self.check_schema(report)
         r = onyx("test", "--junit", self.path("no/such/dir/r.xml"), self.dir)
         self.assertEqual(r.returncode, 3)
         self.assertIn("cannot create", r.stderr)
+
+    def check_schema(self, report):
+        """Validates report against tests/python/junit.xsd, the JUnit format
+        CI systems read, with xmllint; and checks that the schema refuses a
+        testcase without a name, so that it can fail."""
+        import shutil
+        xmllint = shutil.which("xmllint")
+        if not xmllint:
+            print("SKIP JUnit schema check: no xmllint (Debian: libxml2-utils)")
+            return
+        schema = os.path.join(os.path.dirname(os.path.abspath(__file__)), "junit.xsd")
+        r = subprocess.run([xmllint, "--noout", "--schema", schema, report],
+                           capture_output=True, text=True)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        broken = self.path("broken.xml")
+        with open(report) as f, open(broken, "w") as g:
+            g.write(re.sub(r'<testcase classname="onyx.test" name="[^"]*"', "<testcase",
+                           f.read(), count=1))
+        r = subprocess.run([xmllint, "--noout", "--schema", schema, broken],
+                           capture_output=True, text=True)
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("'name' is required", r.stderr)
 
     def test_debian_node_cases(self):
         node = os.path.join(os.environ.get("ONYX_TESTDATA_DIR", ""), "node")
