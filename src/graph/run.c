@@ -319,6 +319,8 @@ onyx_status onyx_session_run(onyx_session *s, const onyx_tensor *inputs, size_t 
     return onyx__fail(err, ONYX_INVALID_ARGUMENT, "%zu outputs given; the model has %zu", n_outputs,
                       s->n_outputs);
 
+  /* Large constants are read from their files on the first run. */
+  ONYX__TRY(onyx__model_load_payloads(s->model, err));
   onyx__run_ctx *c = atomic_exchange_explicit(&s->cached_ctx, NULL, memory_order_acquire);
   if (c == NULL && (c = run_ctx_new(s)) == NULL)
     return onyx__fail(err, ONYX_OUT_OF_MEMORY, "out of memory for a run");

@@ -22,8 +22,8 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -123,115 +123,69 @@ static onyx_status open_inside(const char *dir, const char *loc, int *out, onyx_
   return ONYX_OK;
 }
 
-onyx_status onyx__external_read(const char *dir, const char *location, uint64_t offset,
-                                bool has_length, uint64_t length, size_t nbytes, size_t align,
-                                onyx__arena *arena, onyx__mapping **mappings, const void **data,
-                                onyx_error *err) {
-  *data = NULL;
-  ONYX__TRY(check_location(location, err));
-  int fd = -1;
-  ONYX__TRY(open_inside(dir, location, &fd, err));
-  onyx_status st = ONYX_OK;
+/* Refuses anything but a regular file with one link. */
+static onyx_status check_file(int fd, const char *location, onyx__file_id *id, onyx_error *err) {
   struct stat sb;
   if (fstat(fd, &sb) != 0) {
     int e = errno;
-    st = onyx__fail(err, ONYX_IO, "cannot stat external data '%.200s': %s (errno %d)", location,
-                    onyx__errno_text(e), e);
-    goto done;
+    return onyx__fail(err, ONYX_IO, "cannot stat external data '%.200s': %s (errno %d)", location,
+                      onyx__errno_text(e), e);
   }
   if (!S_ISREG(sb.st_mode)) {
-    st = onyx__fail(err, ONYX_EXTERNAL_DATA,
-                    "external data location '%.200s' is not a regular file", location);
-    goto done;
+    return onyx__fail(err, ONYX_EXTERNAL_DATA,
+                      "external data location '%.200s' is not a regular file", location);
   }
   if (sb.st_nlink > 1) {
-    st = onyx__fail(err, ONYX_EXTERNAL_DATA,
-                    "external data file '%.200s' has %llu hard links; onyx reads external data "
-                    "only from files with one link, since another link could bring a file "
-                    "from outside the model's folder into it",
-                    location, (unsigned long long)sb.st_nlink);
-    goto done;
+    return onyx__fail(err, ONYX_EXTERNAL_DATA,
+                      "external data file '%.200s' has %llu hard links; onyx reads external data "
+                      "only from files with one link, since another link could bring a file "
+                      "from outside the model's folder into it",
+                      location, (unsigned long long)sb.st_nlink);
   }
-  uint64_t fsize = sb.st_size < 0 ? 0 : (uint64_t)sb.st_size;
+  char what[300];
+  snprintf(what, sizeof what, "external data '%.200s'", location);
+  return onyx__file_identity(fd, what, id, err);
+}
+
+/* Checks that the slice [offset, offset + length) lies in the file and
+ * holds exactly nbytes. */
+static onyx_status check_slice(const char *location, uint64_t fsize, uint64_t offset,
+                               bool has_length, uint64_t length, size_t nbytes, onyx_error *err) {
   if (offset > fsize) {
-    st = onyx__fail(err, ONYX_EXTERNAL_DATA,
-                    "external data offset %llu is past the end of '%.200s' (%llu bytes)",
-                    (unsigned long long)offset, location, (unsigned long long)fsize);
-    goto done;
+    return onyx__fail(err, ONYX_EXTERNAL_DATA,
+                      "external data offset %llu is past the end of '%.200s' (%llu bytes)",
+                      (unsigned long long)offset, location, (unsigned long long)fsize);
   }
   if (has_length && length > fsize - offset) {
-    st = onyx__fail(err, ONYX_EXTERNAL_DATA,
-                    "external data offset %llu + length %llu runs past the end of '%.200s' "
-                    "(%llu bytes)",
-                    (unsigned long long)offset, (unsigned long long)length, location,
-                    (unsigned long long)fsize);
-    goto done;
+    return onyx__fail(err, ONYX_EXTERNAL_DATA,
+                      "external data offset %llu + length %llu runs past the end of '%.200s' "
+                      "(%llu bytes)",
+                      (unsigned long long)offset, (unsigned long long)length, location,
+                      (unsigned long long)fsize);
   }
   uint64_t have = has_length ? length : fsize - offset;
   if (have != (uint64_t)nbytes) {
-    st = onyx__fail(err, ONYX_EXTERNAL_DATA,
-                    "external data in '%.200s' has %llu bytes%s; the tensor needs %zu", location,
-                    (unsigned long long)have, has_length ? " (length)" : " (offset to end of file)",
-                    nbytes);
-    goto done;
+    return onyx__fail(err, ONYX_EXTERNAL_DATA,
+                      "external data in '%.200s' has %llu bytes%s; the tensor needs %zu", location,
+                      (unsigned long long)have,
+                      has_length ? " (length)" : " (offset to end of file)", nbytes);
   }
-  if (nbytes == 0) goto done;
+  return ONYX_OK;
+}
 
-  long page = sysconf(_SC_PAGESIZE);
-  if (mappings != NULL && page > 0 && offset % align == 0 && nbytes >= ONYX__EXTERNAL_MAP_MIN) {
-    /* mmap needs a page-aligned file offset: map from the page holding the
-     * first byte. The data pointer is then aligned to the element size,
-     * because pages are and offset is. */
-    uint64_t start = offset - offset % (uint64_t)page;
-    uint64_t span = offset - start + nbytes;
-    if (span <= SIZE_MAX && start <= (uint64_t)INT64_MAX) {
-      /* The record is allocated before mapping so that a mapping, once
-       * made, can always be recorded and later unmapped. */
-      onyx__mapping *rec = onyx__arena_alloc(arena, sizeof *rec);
-      if (rec == NULL) {
-        st = onyx__fail(err, ONYX_OUT_OF_MEMORY, "out of memory");
-        goto done;
-      }
-      void *addr = mmap(NULL, (size_t)span, PROT_READ, MAP_PRIVATE, fd, (off_t)start);
-      if (addr != MAP_FAILED) {
-        rec->addr = addr;
-        rec->size = (size_t)span;
-        rec->next = *mappings;
-        *mappings = rec;
-        *data = (const uint8_t *)addr + (offset - start);
-        goto done;
-      }
-      /* Only a file system that cannot map falls back to reading: any
-       * other failure (out of address space or map entries) would turn
-       * into an allocation just as large. */
-      int e = errno;
-      if (e != ENODEV) {
-        st = onyx__fail(err, ONYX_IO, "cannot map external data '%.200s': %s (errno %d)", location,
-                        onyx__errno_text(e), e);
-        goto done;
-      }
-    }
+onyx_status onyx__external_open(const char *dir, const char *location, uint64_t offset,
+                                bool has_length, uint64_t length, size_t nbytes, int *fd,
+                                onyx__file_id *id, onyx_error *err) {
+  *fd = -1;
+  ONYX__TRY(check_location(location, err));
+  int f = -1;
+  ONYX__TRY(open_inside(dir, location, &f, err));
+  onyx_status st = check_file(f, location, id, err);
+  if (st == ONYX_OK) st = check_slice(location, id->size, offset, has_length, length, nbytes, err);
+  if (st != ONYX_OK) {
+    close(f);
+    return st;
   }
-  uint8_t *buf = onyx__arena_alloc(arena, nbytes);
-  if (buf == NULL) {
-    st = onyx__fail(err, ONYX_OUT_OF_MEMORY, "out of memory reading %zu bytes of external data",
-                    nbytes);
-    goto done;
-  }
-  size_t got = 0;
-  while (got < nbytes) {
-    ssize_t n = pread(fd, buf + got, nbytes - got, (off_t)(offset + got));
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      int e = n < 0 ? errno : EIO;
-      st = onyx__fail(err, ONYX_IO, "cannot read external data '%.200s': %s (errno %d)", location,
-                      n == 0 ? "the file is shorter than before" : onyx__errno_text(e), e);
-      goto done;
-    }
-    got += (size_t)n;
-  }
-  *data = buf;
-done:
-  close(fd);
-  return st;
+  *fd = f;
+  return ONYX_OK;
 }

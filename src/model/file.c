@@ -1,11 +1,12 @@
 /*
  * Loading models from files and memory, and freeing them.
  *
- * A model file is mapped read-only and privately: tensor payloads then point
- * into the mapping, so that a large model costs no copy. If another process
- * truncates the file while it is mapped, reads of the lost pages fault
- * (SIGBUS); that is the usual price of mapping, and the reason the mapping
- * is private and read-only is only that onyx never writes to it.
+ * A model file is mapped read-only only while it is parsed: parsing touches
+ * the messages' headers and small fields, and records each large payload as
+ * a (file offset, length) to read on first use (payload.c), so loading a
+ * model with a 1 GiB initializer reads a few pages. The mapping is gone when
+ * the load returns, so a file truncated afterwards cannot fault; the file
+ * stays open while a deferred payload lies in it.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -17,6 +18,7 @@
 #include "core/alloc.h"
 #include "core/error.h"
 #include "model/model.h"
+#include "model/payloads.h"
 
 const char *onyx__errno_text(int errnum) {
   /* strerror is not required to be thread-safe and strerror_r has two
@@ -56,7 +58,8 @@ const char *onyx__errno_text(int errnum) {
   }
 }
 
-onyx_status onyx__map_file(const char *path, const uint8_t **bytes, size_t *size, onyx_error *err) {
+onyx_status onyx__map_file(const char *path, const uint8_t **bytes, size_t *size, int *fd_out,
+                           onyx__file_id *id, onyx_error *err) {
   /* O_NONBLOCK keeps open from waiting on a FIFO or device; such files are
    * refused right after by the regular-file check. */
   int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
@@ -88,11 +91,20 @@ onyx_status onyx__map_file(const char *path, const uint8_t **bytes, size_t *size
                       (long long)st.st_size, (long long)ONYX__MAX_FILE_SIZE);
   }
   size_t n = (size_t)st.st_size;
+  if (id != NULL && onyx__file_identity(fd, "the file", id, err) != ONYX_OK) {
+    close(fd);
+    return ONYX_IO;
+  }
   void *p = mmap(NULL, n, PROT_READ, MAP_PRIVATE, fd, 0);
   int e = errno;
-  close(fd); /* the mapping keeps the file open */
   if (p == MAP_FAILED) {
+    close(fd);
     return onyx__fail(err, ONYX_IO, "cannot map: %s (errno %d)", onyx__errno_text(e), e);
+  }
+  if (fd_out != NULL) {
+    *fd_out = fd;
+  } else {
+    close(fd); /* the mapping keeps the file open */
   }
   *bytes = p;
   *size = n;
@@ -105,10 +117,7 @@ void onyx__unmap_file(const uint8_t *bytes, size_t size) {
 
 void onyx_model_free(onyx_model *model) {
   if (model == NULL) return;
-  /* The mapping records live in the arena, so they are walked first. */
-  for (onyx__mapping *m = model->mappings; m != NULL; m = m->next) munmap(m->addr, m->size);
-  model->mappings = NULL;
-  if (model->mapping != NULL) munmap(model->mapping, model->mapping_size);
+  onyx__payloads_free(model->payloads);
   onyx__arena_free(&model->arena);
   onyx__free(model);
 }
@@ -122,6 +131,38 @@ static const char *dir_of(onyx__arena *arena, const char *path) {
   return onyx__arena_strndup(arena, path, (size_t)(slash - path));
 }
 
+/* Maps the file at path, parses it into m and unmaps it again. */
+static onyx_status load_mapped(onyx_model *m, const char *path, onyx_error *err) {
+  const uint8_t *bytes = NULL;
+  size_t size = 0;
+  int fd = -1;
+  onyx__file_id id;
+  ONYX__TRY(onyx__map_file(path, &bytes, &size, &fd, &id, err));
+  m->path = onyx__arena_strndup(&m->arena, path, strlen(path));
+  m->dir = dir_of(&m->arena, path);
+  onyx_status st = ONYX_OK;
+  if (m->path == NULL || m->dir == NULL) {
+    close(fd);
+    st = onyx__fail(err, ONYX_OUT_OF_MEMORY, "out of memory");
+  } else {
+    st = onyx__payloads_new(fd, &id, m->dir, &m->payloads, err); /* owns fd from here */
+    if (st != ONYX_OK) close(fd);
+  }
+  if (st == ONYX_OK) {
+    m->bytes = bytes;
+    m->size = size;
+    st = onyx__model_parse(m, err);
+  }
+  /* Nothing points into the mapping after a parse: strings and small
+   * payloads were copied, large ones deferred. */
+  onyx__unmap_file(bytes, size);
+  m->bytes = NULL;
+  if (st == ONYX_OK && !onyx__payloads_uses_model_file(m->payloads)) {
+    onyx__payloads_close_model_file(m->payloads);
+  }
+  return st;
+}
+
 onyx_status onyx_model_load_file(const char *path, onyx_model **out, onyx_error *err) {
   if (out != NULL) *out = NULL;
   if (path == NULL || out == NULL) {
@@ -130,27 +171,8 @@ onyx_status onyx_model_load_file(const char *path, onyx_model **out, onyx_error 
   }
   if (path[0] == '\0') return onyx__fail(err, ONYX_INVALID_ARGUMENT, "the path is empty");
   onyx_model *m = onyx__calloc(1, sizeof *m);
-  if (m == NULL) {
-    onyx__fail(err, ONYX_OUT_OF_MEMORY, "out of memory allocating the model");
-    onyx__error_prefix(err, "%s", path);
-    return ONYX_OUT_OF_MEMORY;
-  }
-  const uint8_t *bytes = NULL;
-  size_t size = 0;
-  onyx_status st = onyx__map_file(path, &bytes, &size, err);
-  if (st == ONYX_OK) {
-    m->bytes = bytes;
-    m->size = size;
-    m->mapping = (void *)(uintptr_t)bytes;
-    m->mapping_size = size;
-    m->path = onyx__arena_strndup(&m->arena, path, strlen(path));
-    m->dir = dir_of(&m->arena, path);
-    if (m->path == NULL || m->dir == NULL) {
-      st = onyx__fail(err, ONYX_OUT_OF_MEMORY, "out of memory");
-    } else {
-      st = onyx__model_parse(m, err);
-    }
-  }
+  onyx_status st = m != NULL ? load_mapped(m, path, err)
+                             : onyx__fail(err, ONYX_OUT_OF_MEMORY, "out of memory allocating the model");
   if (st != ONYX_OK) {
     onyx__error_prefix(err, "%s", path);
     onyx_model_free(m);
@@ -158,6 +180,13 @@ onyx_status onyx_model_load_file(const char *path, onyx_model **out, onyx_error 
   }
   *out = m;
   return ONYX_OK;
+}
+
+onyx_status onyx__model_load_payloads(const onyx_model *model, onyx_error *err) {
+  if (model == NULL) return ONYX_OK;
+  onyx_status st = onyx__payloads_load(model->payloads, err);
+  if (st != ONYX_OK) onyx__error_prefix(err, "%s", model->path);
+  return st;
 }
 
 onyx_status onyx_model_load_memory(const void *data, size_t size, onyx_model **out,

@@ -61,32 +61,9 @@ enum { D_VALUE = 1, D_PARAM = 2 };
 
 /* ---- Shared helpers -------------------------------------------------------- */
 
-static onyx_status check_depth(int depth, size_t offset, onyx_error *err) {
-  if (depth > ONYX__MAX_NESTING) {
-    return onyx__fail(err, ONYX_LIMIT, "protobuf messages nested more than %d deep at byte %zu",
-                      ONYX__MAX_NESTING, offset);
-  }
-  return ONYX_OK;
-}
-
 static onyx_status want_wire(const onyx__pb_field *f, uint32_t wire, const char *what,
                              onyx_error *err) {
   return f->wire == wire ? ONYX_OK : onyx__pb_wire_error(f, what, wire, err);
-}
-
-/* Copies a string field into the arena. Strings are used as C strings, so
- * one holding a NUL byte is malformed. */
-static onyx_status copy_string(onyx__arena *arena, const onyx__pb_field *f, const char *what,
-                               const char **out, onyx_error *err) {
-  ONYX__TRY(want_wire(f, ONYX__WIRE_LEN, what, err));
-  if (f->len && memchr(f->data, 0, f->len) != NULL) {
-    return onyx__fail(err, ONYX_PARSE, "%s contains a NUL byte (field at byte %zu)", what,
-                      f->offset);
-  }
-  char *s = onyx__arena_strndup(arena, (const char *)f->data, f->len);
-  if (s == NULL) return onyx__fail(err, ONYX_OUT_OF_MEMORY, "out of memory copying %s", what);
-  *out = s;
-  return ONYX_OK;
 }
 
 /* An arena array of n elements of size sz, or NULL for n == 0. */
@@ -226,7 +203,7 @@ static skim_kind skim_child(skim_kind kind, uint32_t number) {
 static onyx_status skim(const onyx__pb *r, const onyx__pb_field *f, skim_kind kind, int depth,
                         onyx_error *err) {
   ONYX__TRY(want_wire(f, ONYX__WIRE_LEN, "message", err));
-  ONYX__TRY(check_depth(depth, f->offset, err));
+  ONYX__TRY(onyx__check_depth(depth, f->offset, err));
   onyx__pb s = onyx__pb_sub(r, f);
   while (!onyx__pb_done(&s)) {
     onyx__pb_field g;
@@ -242,12 +219,13 @@ static onyx_status skim(const onyx__pb *r, const onyx__pb_field *f, skim_kind ki
 typedef struct parser {
   onyx_model *m;
   onyx__arena *arena;
+  onyx__tensor_src src; /* for initializers and attribute tensors */
 } parser;
 
 static onyx_status decode_dim(parser *ps, const onyx__pb *r, const onyx__pb_field *f, int depth,
                               uint32_t index, onyx__value_info *vi, onyx_error *err) {
   ONYX__TRY(want_wire(f, ONYX__WIRE_LEN, "dim", err));
-  ONYX__TRY(check_depth(depth, f->offset, err));
+  ONYX__TRY(onyx__check_depth(depth, f->offset, err));
   onyx__pb s = onyx__pb_sub(r, f);
   /* dim_value and dim_param are a oneof: the last one present wins. */
   vi->dims[index] = -1;
@@ -265,7 +243,7 @@ static onyx_status decode_dim(parser *ps, const onyx__pb *r, const onyx__pb_fiel
       vi->dims[index] = v;
       vi->dim_params[index] = NULL;
     } else if (g.number == D_PARAM) {
-      ONYX__TRY(copy_string(ps->arena, &g, "dim_param", &vi->dim_params[index], err));
+      ONYX__TRY(onyx__copy_string(ps->arena, &g, "dim_param", &vi->dim_params[index], err));
       vi->dims[index] = -1;
     }
   }
@@ -275,7 +253,7 @@ static onyx_status decode_dim(parser *ps, const onyx__pb *r, const onyx__pb_fiel
 static onyx_status decode_shape(parser *ps, const onyx__pb *r, const onyx__pb_field *f, int depth,
                                 onyx__value_info *vi, onyx_error *err) {
   ONYX__TRY(want_wire(f, ONYX__WIRE_LEN, "shape", err));
-  ONYX__TRY(check_depth(depth, f->offset, err));
+  ONYX__TRY(onyx__check_depth(depth, f->offset, err));
   onyx__pb s = onyx__pb_sub(r, f);
   uint32_t rank = 0;
   while (!onyx__pb_done(&s)) {
@@ -295,7 +273,7 @@ static onyx_status decode_shape(parser *ps, const onyx__pb *r, const onyx__pb_fi
 
 static onyx_status decode_tensor_type(parser *ps, const onyx__pb *r, const onyx__pb_field *f,
                                       int depth, onyx__value_info *vi, onyx_error *err) {
-  ONYX__TRY(check_depth(depth, f->offset, err));
+  ONYX__TRY(onyx__check_depth(depth, f->offset, err));
   onyx__pb s = onyx__pb_sub(r, f);
   onyx__pb_field shape = {0};
   bool has_shape = false;
@@ -322,7 +300,7 @@ static onyx_status decode_tensor_type(parser *ps, const onyx__pb *r, const onyx_
 
 static onyx_status decode_type(parser *ps, const onyx__pb *r, const onyx__pb_field *f, int depth,
                                onyx__value_info *vi, onyx_error *err) {
-  ONYX__TRY(check_depth(depth, f->offset, err));
+  ONYX__TRY(onyx__check_depth(depth, f->offset, err));
   onyx__pb s = onyx__pb_sub(r, f);
   /* The value is a oneof: the last member present wins. Members other than
    * tensor_type are only validated; the session refuses them. */
@@ -345,7 +323,7 @@ static onyx_status decode_type(parser *ps, const onyx__pb *r, const onyx__pb_fie
 static onyx_status decode_value_info(parser *ps, const onyx__pb *r, const onyx__pb_field *f,
                                      int depth, onyx__value_info *vi, onyx_error *err) {
   ONYX__TRY(want_wire(f, ONYX__WIRE_LEN, "value info", err));
-  ONYX__TRY(check_depth(depth, f->offset, err));
+  ONYX__TRY(onyx__check_depth(depth, f->offset, err));
   onyx__pb s = onyx__pb_sub(r, f);
   onyx__pb_field type = {0};
   bool has_type = false;
@@ -354,7 +332,7 @@ static onyx_status decode_value_info(parser *ps, const onyx__pb *r, const onyx__
     onyx__pb_field g;
     ONYX__TRY(onyx__pb_next(&s, &g, err));
     if (g.number == VI_NAME) {
-      ONYX__TRY(copy_string(ps->arena, &g, "the name", &vi->name, err));
+      ONYX__TRY(onyx__copy_string(ps->arena, &g, "the name", &vi->name, err));
     } else if (g.number == VI_TYPE) {
       ONYX__TRY(want_wire(&g, ONYX__WIRE_LEN, "type", err));
       type = g;
@@ -493,8 +471,7 @@ static onyx_status decode_attr_body(parser *ps, const onyx__pb *r, const onyx__p
   if (has_t) {
     a->t = onyx__arena_alloc(ps->arena, sizeof *a->t);
     if (a->t == NULL) return onyx__fail(err, ONYX_OUT_OF_MEMORY, "out of memory");
-    onyx_status st = onyx__tensor_decode_at(ps->m->bytes, t.data, t.len, ps->arena, ps->m->dir,
-                                            &ps->m->mappings, depth + 1, a->t, err);
+    onyx_status st = onyx__tensor_decode_at(&ps->src, t.data, t.len, depth + 1, a->t, err);
     if (st != ONYX_OK) {
       onyx__error_prefix(err, "tensor");
       return st;
@@ -534,7 +511,7 @@ static onyx_status decode_attr_body(parser *ps, const onyx__pb *r, const onyx__p
 static onyx_status decode_attr(parser *ps, const onyx__pb *r, const onyx__pb_field *f, int depth,
                                size_t index, onyx__attr *a, onyx_error *err) {
   ONYX__TRY(want_wire(f, ONYX__WIRE_LEN, "attribute", err));
-  onyx_status st = check_depth(depth, f->offset, err);
+  onyx_status st = onyx__check_depth(depth, f->offset, err);
   /* The name first, so that every message about the attribute names it. */
   a->name = "";
   onyx__pb s = onyx__pb_sub(r, f);
@@ -542,7 +519,7 @@ static onyx_status decode_attr(parser *ps, const onyx__pb *r, const onyx__pb_fie
     onyx__pb_field g;
     st = onyx__pb_next(&s, &g, err);
     if (st == ONYX_OK && g.number == A_NAME) {
-      st = copy_string(ps->arena, &g, "the attribute name", &a->name, err);
+      st = onyx__copy_string(ps->arena, &g, "the attribute name", &a->name, err);
     }
   }
   if (st != ONYX_OK) {
@@ -574,10 +551,10 @@ static onyx_status decode_node_body(parser *ps, const onyx__pb *r, const onyx__p
     ONYX__TRY(onyx__pb_next(&s, &g, err));
     switch (g.number) {
       case N_INPUT:
-        ONYX__TRY(copy_string(ps->arena, &g, "an input name", &n->inputs[ni++], err));
+        ONYX__TRY(onyx__copy_string(ps->arena, &g, "an input name", &n->inputs[ni++], err));
         break;
       case N_OUTPUT:
-        ONYX__TRY(copy_string(ps->arena, &g, "an output name", &n->outputs[no++], err));
+        ONYX__TRY(onyx__copy_string(ps->arena, &g, "an output name", &n->outputs[no++], err));
         break;
       case N_ATTRIBUTE:
         ONYX__TRY(decode_attr(ps, &s, &g, depth + 1, na, &n->attrs[na], err));
@@ -593,7 +570,7 @@ static onyx_status decode_node_body(parser *ps, const onyx__pb *r, const onyx__p
 static onyx_status decode_node(parser *ps, const onyx__pb *r, const onyx__pb_field *f, int depth,
                                size_t index, onyx__node *n, onyx_error *err) {
   onyx_status st = want_wire(f, ONYX__WIRE_LEN, "node", err);
-  if (st == ONYX_OK) st = check_depth(depth, f->offset, err);
+  if (st == ONYX_OK) st = onyx__check_depth(depth, f->offset, err);
   /* Pass 1: counts, and the name, op type and domain for messages. */
   n->name = n->op_type = n->domain = "";
   onyx__pb s = onyx__pb_sub(r, f);
@@ -616,15 +593,15 @@ static onyx_status decode_node(parser *ps, const onyx__pb *r, const onyx__pb_fie
         n->n_attrs++;
         break;
       case N_NAME:
-        st = copy_string(ps->arena, &g, "the node name", &n->name, err);
+        st = onyx__copy_string(ps->arena, &g, "the node name", &n->name, err);
         name = g;
         break;
       case N_OP_TYPE:
-        st = copy_string(ps->arena, &g, "op_type", &n->op_type, err);
+        st = onyx__copy_string(ps->arena, &g, "op_type", &n->op_type, err);
         op = g;
         break;
       case N_DOMAIN:
-        st = copy_string(ps->arena, &g, "domain", &n->domain, err);
+        st = onyx__copy_string(ps->arena, &g, "domain", &n->domain, err);
         break;
       default:
         break;
@@ -667,7 +644,7 @@ static void name_prefix(onyx_error *err, const char *what, size_t index, const c
 static onyx_status decode_graph(parser *ps, const onyx__pb *r, const onyx__pb_field *f, int depth,
                                 onyx__graph *g, onyx_error *err) {
   ONYX__TRY(want_wire(f, ONYX__WIRE_LEN, "graph", err));
-  ONYX__TRY(check_depth(depth, f->offset, err));
+  ONYX__TRY(onyx__check_depth(depth, f->offset, err));
   g->name = "";
   onyx__pb s = onyx__pb_sub(r, f);
   while (!onyx__pb_done(&s)) {
@@ -695,7 +672,7 @@ static onyx_status decode_graph(parser *ps, const onyx__pb *r, const onyx__pb_fi
         g->n_sparse_initializers++;
         break;
       case G_NAME:
-        ONYX__TRY(copy_string(ps->arena, &h, "the graph name", &g->name, err));
+        ONYX__TRY(onyx__copy_string(ps->arena, &h, "the graph name", &g->name, err));
         break;
       default: {
         skim_kind child = skim_child(SK_GRAPH, h.number);
@@ -722,10 +699,9 @@ static onyx_status decode_graph(parser *ps, const onyx__pb *r, const onyx__pb_fi
         break;
       case G_INITIALIZER: {
         onyx__tensor *t = &g->initializers[ni];
-        st = check_depth(depth + 1, h.offset, err);
+        st = onyx__check_depth(depth + 1, h.offset, err);
         if (st == ONYX_OK) {
-          st = onyx__tensor_decode_at(ps->m->bytes, h.data, h.len, ps->arena, ps->m->dir,
-                                      &ps->m->mappings, depth + 1, t, err);
+          st = onyx__tensor_decode_at(&ps->src, h.data, h.len, depth + 1, t, err);
         }
         if (st != ONYX_OK) {
           if (t->name != NULL && t->name[0] != '\0') {
@@ -765,7 +741,7 @@ static onyx_status decode_graph(parser *ps, const onyx__pb *r, const onyx__pb_fi
 
 static onyx_status decode_opset(parser *ps, const onyx__pb *r, const onyx__pb_field *f, int depth,
                                 onyx__opset *o, onyx_error *err) {
-  ONYX__TRY(check_depth(depth, f->offset, err));
+  ONYX__TRY(onyx__check_depth(depth, f->offset, err));
   onyx__pb s = onyx__pb_sub(r, f);
   o->domain = "";
   o->version = 0;
@@ -773,7 +749,7 @@ static onyx_status decode_opset(parser *ps, const onyx__pb *r, const onyx__pb_fi
     onyx__pb_field g;
     ONYX__TRY(onyx__pb_next(&s, &g, err));
     if (g.number == OS_DOMAIN) {
-      ONYX__TRY(copy_string(ps->arena, &g, "the opset domain", &o->domain, err));
+      ONYX__TRY(onyx__copy_string(ps->arena, &g, "the opset domain", &o->domain, err));
     } else if (g.number == OS_VERSION) {
       ONYX__TRY(want_wire(&g, ONYX__WIRE_VARINT, "version", err));
       o->version = (int64_t)g.u;
@@ -829,7 +805,7 @@ onyx_status onyx__model_parse(onyx_model *m, onyx_error *err) {
   if (m == NULL || (m->bytes == NULL && m->size != 0)) {
     return onyx__fail(err, ONYX_INVALID_ARGUMENT, "onyx__model_parse: no bytes");
   }
-  parser ps = {m, &m->arena};
+  parser ps = {m, &m->arena, {m->bytes, &m->arena, m->dir, m->payloads}};
   const int depth = 1;
   onyx__pb r;
   onyx__pb_init(&r, m->bytes, m->bytes, m->size);

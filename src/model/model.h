@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "core/alloc.h"
+#include "model/pb.h"
 #include "onyx.h"
 
 /* Limits; each is an ONYX_LIMIT error with its own message when exceeded. */
@@ -104,27 +105,61 @@ typedef struct onyx__graph {
   size_t n_sparse_initializers; /* counted so they can be refused clearly */
 } onyx__graph;
 
+/* The ModelProto's descriptive fields (onyx_model_metadata). */
+typedef struct onyx__meta {
+  const char *producer_name, *producer_version, *domain, *doc_string;
+  int64_t model_version;
+  size_t n_props;
+  const char **keys, **values;
+} onyx__meta;
+
 typedef struct onyx__opset {
   const char *domain; /* "" for ai.onnx */
   int64_t version;
 } onyx__opset;
 
-/* A read-only mapping of external tensor data. The records live in the
- * model's arena and are chained from onyx_model.mappings, which
- * onyx_model_free unmaps before it frees the arena. */
-typedef struct onyx__mapping {
-  struct onyx__mapping *next;
-  void *addr;
-  size_t size;
-} onyx__mapping;
+/* Identity of a file, to notice that it changed between load and use. */
+typedef struct onyx__file_id {
+  uint64_t dev, ino, size;
+  int64_t mtime_s, mtime_ns;
+} onyx__file_id;
+
+/* Payloads of at least this many bytes are left in their file at load and
+ * read on first use (onyx__payloads_load); smaller ones are copied at load,
+ * so that nothing small points into a file. */
+#define ONYX__DEFER_MIN 65536
+
+/* A payload left in its file at load: bytes [offset, offset + nbytes) of
+ * the model file (location NULL) or of external data file location. */
+typedef struct onyx__deferred {
+  onyx__tensor *tensor; /* its data is set once read */
+  const char *location; /* external data location, or NULL for the model file */
+  uint64_t offset;
+  onyx__file_id id; /* the external file's identity at load */
+} onyx__deferred;
+
+/*
+ * A model's deferred payloads. After load nothing touches a mapping: each
+ * payload is read with pread into memory the model owns, the first time a
+ * run needs it, after checking that the file is still the one loaded (same
+ * device, inode, size and modification time). A file truncated or rewritten
+ * after load therefore gives ONYX_IO naming it, never a fault, and never
+ * other weights. Loading takes `lock`, so runs of several sessions of one
+ * model may start at once; `done` lets later runs skip the lock.
+ */
+typedef struct onyx__payloads onyx__payloads;
+
+/* Records a deferred payload (its own copy of location is made). */
+onyx_status onyx__payloads_add(onyx__payloads *p, const onyx__deferred *d, onyx_error *err);
+/* Reads every payload not yet read; ONYX_OK at once after the first success. */
+onyx_status onyx__payloads_load(onyx__payloads *p, onyx_error *err);
 
 struct onyx_model {
   onyx__arena arena;
-  /* The bytes: either a read-only mapping we own, or the caller's buffer. */
+  /* The bytes: the caller's buffer, or a read-only mapping of the file that
+   * lives only while the model is parsed (NULL after). */
   const uint8_t *bytes;
   size_t size;
-  void *mapping; /* non-NULL when bytes is our mmap */
-  size_t mapping_size;
   const char *dir; /* folder of the model file, for external data; NULL from memory */
   const char *path; /* for messages; "<memory>" when loaded from memory */
 
@@ -133,73 +168,90 @@ struct onyx_model {
   onyx__opset *opsets;
   int64_t onnx_opset; /* the ai.onnx version (validated at load) */
   onyx__graph graph;
-  onyx__mapping *mappings; /* external data mapped for this model */
+  onyx__payloads *payloads; /* NULL when loaded from memory */
+  onyx__meta meta;
 };
 
+/* Where a tensor message comes from, and what becomes of its payload. */
+typedef struct onyx__tensor_src {
+  const uint8_t *base; /* start of the buffer the message lies in; offsets count from it */
+  onyx__arena *arena;  /* receives the tensor's name, small payloads and typed fields */
+  const char *dir;     /* folder external data is relative to, or NULL to refuse it */
+  /* When not NULL, base is a file being parsed: payloads of ONYX__DEFER_MIN
+   * bytes or more are recorded here and read on first use. When NULL, a
+   * raw_data payload points into the buffer (copied only when small and
+   * unaligned) and external data is read into the arena. */
+  onyx__payloads *deferred;
+} onyx__tensor_src;
+
 /*
- * Decodes a TensorProto message at bytes[0..size) into *out, allocating in
- * arena. Payloads from raw_data point into bytes when suitably aligned,
- * otherwise they are copied into the arena; typed fields are always decoded
- * into the arena. dir is the folder external data is relative to, or NULL to
- * refuse external data. depth is the current nesting depth. Messages do not
- * name the tensor: callers prefix them with what the tensor is.
+ * Decodes a TensorProto message at bytes[0..size), which lies in src->base,
+ * into *out. depth is the current nesting depth. Messages do not name the
+ * tensor: callers prefix them with what the tensor is; on failure out->name
+ * is set if the name could be decoded. A deferred tensor has data NULL
+ * until onyx__payloads_load reads it.
  */
+onyx_status onyx__tensor_decode_at(const onyx__tensor_src *src, const uint8_t *bytes, size_t size,
+                                   int depth, onyx__tensor *out, onyx_error *err);
+
+/* onyx__tensor_decode_at of a whole buffer with nothing deferred. */
 onyx_status onyx__tensor_decode(const uint8_t *bytes, size_t size, onyx__arena *arena,
                                 const char *dir, int depth, onyx__tensor *out, onyx_error *err);
 
-/* Parses a whole ModelProto into model (whose bytes/size/dir/path are set).
- * Checks wire format, ir_version and opset imports and decodes every tensor;
- * graph-level checks are the session's. */
+/* Parses a whole ModelProto into model (whose bytes/size/dir/path are set,
+ * and payloads when the bytes are a file's). Checks wire format, ir_version
+ * and opset imports and decodes every tensor; graph-level checks are the
+ * session's. */
 onyx_status onyx__model_parse(onyx_model *model, onyx_error *err);
+
+/* Reads the model's deferred payloads if a run needs them for the first
+ * time; the message names the file. Safe to call from several threads. */
+onyx_status onyx__model_load_payloads(const onyx_model *model, onyx_error *err);
 
 /* Checked product of dims into *count; ONYX_SHAPE on a negative dim,
  * ONYX_LIMIT on overflow or more than ONYX__MAX_ELEMENTS elements. */
 onyx_status onyx__shape_count(const int64_t *dims, uint32_t rank, size_t *count, onyx_error *err);
 
-/*
- * onyx__tensor_decode with two more parameters. base is the start of the
- * buffer bytes lies in, so that byte offsets in messages count from the
- * start of the file. mappings, when not NULL, receives a record for every
- * external data slice that is memory-mapped (the owner unmaps them); when
- * NULL, external data is read into the arena instead. On failure out->name
- * is set if the tensor's name could be decoded, so callers can name the
- * tensor in their message (onyx__tensor_decode behaves the same).
- */
-onyx_status onyx__tensor_decode_at(const uint8_t *base, const uint8_t *bytes, size_t size,
-                                   onyx__arena *arena, const char *dir, onyx__mapping **mappings,
-                                   int depth, onyx__tensor *out, onyx_error *err);
+/* ONYX_LIMIT when depth exceeds ONYX__MAX_NESTING; offset is where the
+ * message starts, for the message. */
+onyx_status onyx__check_depth(int depth, size_t offset, onyx_error *err);
 
-/* External data slices smaller than this are read into the arena rather
- * than mapped: a mapping costs at least a page and one of the process's
- * limited map entries, which a model with many small tensors would exhaust. */
-#define ONYX__EXTERNAL_MAP_MIN 65536
+/* Copies a length-delimited string field into the arena. Strings are used
+ * as C strings, so one holding a NUL byte is ONYX_PARSE. */
+onyx_status onyx__copy_string(onyx__arena *arena, const onyx__pb_field *f, const char *what,
+                              const char **out, onyx_error *err);
 
 /*
- * Reads the external data of one tensor: the file `location` relative to
- * the folder dir, from byte offset, length bytes (or to the end of the file
- * when has_length is false), which must be exactly nbytes. The location may
- * not be absolute, contain "..", or pass through a symbolic link; the file
- * must be a regular file with no other hard link (see external.c). The
- * slice is mapped (recorded in *mappings) when mappings is not NULL, offset
- * is a multiple of align and the slice has at least ONYX__EXTERNAL_MAP_MIN
- * bytes; otherwise it is read into the arena.
- * *data is NULL when nbytes is 0. Errors: ONYX_EXTERNAL_DATA, ONYX_IO,
- * ONYX_OUT_OF_MEMORY.
+ * Opens the external data file `location` relative to the folder dir and
+ * checks that bytes [offset, offset + length) (to the end of the file when
+ * has_length is false) exist and are exactly nbytes. The location may not
+ * be absolute, contain "..", or pass through a symbolic link; the file must
+ * be a regular file with no other hard link (see external.c). On success
+ * *fd is open (the caller closes it) and *id is the file's identity.
+ * Errors: ONYX_EXTERNAL_DATA, ONYX_IO, ONYX_OUT_OF_MEMORY.
  */
-onyx_status onyx__external_read(const char *dir, const char *location, uint64_t offset,
-                                bool has_length, uint64_t length, size_t nbytes, size_t align,
-                                onyx__arena *arena, onyx__mapping **mappings, const void **data,
-                                onyx_error *err);
+onyx_status onyx__external_open(const char *dir, const char *location, uint64_t offset,
+                                bool has_length, uint64_t length, size_t nbytes, int *fd,
+                                onyx__file_id *id, onyx_error *err);
+
+/* Reads exactly n bytes at offset of fd into buf. ONYX_IO naming `what`
+ * when the file is shorter than that or cannot be read. */
+onyx_status onyx__pread_full(int fd, void *buf, size_t n, uint64_t offset, const char *what,
+                             onyx_error *err);
+
+/* The identity of an open file; ONYX_IO naming `what` if fstat fails. */
+onyx_status onyx__file_identity(int fd, const char *what, onyx__file_id *id, onyx_error *err);
 
 /*
  * Maps the whole regular file at path read-only. Errors (messages without
  * the path, which the caller prefixes): ONYX_IO for a file that cannot be
  * opened or mapped, a folder or another non-regular file; ONYX_PARSE for an
- * empty file; ONYX_LIMIT above ONYX__MAX_FILE_SIZE. Unmap with
- * onyx__unmap_file.
+ * empty file; ONYX_LIMIT above ONYX__MAX_FILE_SIZE. When fd is not NULL it
+ * receives the open file (the caller closes it) and id its identity. Unmap
+ * with onyx__unmap_file.
  */
-onyx_status onyx__map_file(const char *path, const uint8_t **bytes, size_t *size,
-                           onyx_error *err);
+onyx_status onyx__map_file(const char *path, const uint8_t **bytes, size_t *size, int *fd,
+                           onyx__file_id *id, onyx_error *err);
 void onyx__unmap_file(const uint8_t *bytes, size_t size);
 
 /* A short, thread-safe description of an errno value for messages. */

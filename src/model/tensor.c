@@ -153,10 +153,17 @@ static bool parse_decimal(const char *s, uint64_t *v) {
   return true;
 }
 
-/* Copies a length-delimited string field into the arena; ONYX_PARSE if it
- * holds a NUL byte, since every consumer treats it as a C string. */
-static onyx_status copy_string(onyx__arena *arena, const onyx__pb_field *f, const char *what,
-                               const char **out, onyx_error *err) {
+onyx_status onyx__check_depth(int depth, size_t offset, onyx_error *err) {
+  if (depth > ONYX__MAX_NESTING) {
+    return onyx__fail(err, ONYX_LIMIT, "protobuf messages nested more than %d deep at byte %zu",
+                      ONYX__MAX_NESTING, offset);
+  }
+  return ONYX_OK;
+}
+
+onyx_status onyx__copy_string(onyx__arena *arena, const onyx__pb_field *f, const char *what,
+                              const char **out, onyx_error *err) {
+  if (f->wire != ONYX__WIRE_LEN) return onyx__pb_wire_error(f, what, ONYX__WIRE_LEN, err);
   if (f->len && memchr(f->data, 0, f->len) != NULL) {
     return onyx__fail(err, ONYX_PARSE, "%s contains a NUL byte (field at byte %zu)", what,
                       f->offset);
@@ -176,10 +183,7 @@ typedef struct ext_info {
 
 static onyx_status decode_ext_entry(const onyx__pb *r, const onyx__pb_field *f, onyx__arena *arena,
                                     int depth, ext_info *x, bool *seen, onyx_error *err) {
-  if (depth > ONYX__MAX_NESTING) {
-    return onyx__fail(err, ONYX_LIMIT, "protobuf messages nested more than %d deep at byte %zu",
-                      ONYX__MAX_NESTING, f->offset);
-  }
+  ONYX__TRY(onyx__check_depth(depth, f->offset, err));
   onyx__pb e = onyx__pb_sub(r, f);
   onyx__pb_field key = {0}, value = {0};
   bool has_key = false, has_value = false;
@@ -200,8 +204,8 @@ static onyx_status decode_ext_entry(const onyx__pb *r, const onyx__pb_field *f, 
     }
   }
   const char *k = "", *v = "";
-  if (has_key) ONYX__TRY(copy_string(arena, &key, "external_data key", &k, err));
-  if (has_value) ONYX__TRY(copy_string(arena, &value, "external_data value", &v, err));
+  if (has_key) ONYX__TRY(onyx__copy_string(arena, &key, "external_data key", &k, err));
+  if (has_value) ONYX__TRY(onyx__copy_string(arena, &value, "external_data value", &v, err));
   static const char *const keys[] = {"location", "offset", "length", "checksum"};
   for (int i = 0; i < 4; i++) {
     if (strcmp(k, keys[i]) != 0) continue;
@@ -329,252 +333,337 @@ static onyx_status store_typed(int tf, onyx_dtype t, onyx__pb *vals, uint8_t *ds
   }
 }
 
-onyx_status onyx__tensor_decode_at(const uint8_t *base, const uint8_t *bytes, size_t size,
-                                   onyx__arena *arena, const char *dir, onyx__mapping **mappings,
-                                   int depth, onyx__tensor *out, onyx_error *err) {
-  memset(out, 0, sizeof *out);
-  onyx__pb r;
-  onyx__pb_init(&r, base, bytes, size);
-  if (depth > ONYX__MAX_NESTING) {
-    return onyx__fail(err, ONYX_LIMIT, "protobuf messages nested more than %d deep at byte %zu",
-                      ONYX__MAX_NESTING, onyx__pb_offset(&r));
-  }
-
-  /* Pass 1: the scalar fields, the shape, and which data fields appear. */
-  int64_t data_type = 0;
-  uint64_t location = 0;
-  bool has_name = false, has_raw = false, has_segment = false, has_strings = false;
-  onyx__pb_field name_f = {0}, raw_f = {0};
-  size_t typed_count[TF_COUNT] = {0};
-  bool typed_seen[TF_COUNT] = {false};
-  size_t n_ext = 0;
-  size_t rank = 0;
+/* What one pass over a TensorProto found: the scalar fields, the shape,
+ * and which data fields appear (their values are read later, if at all). */
+typedef struct scan {
+  int64_t data_type;
+  uint64_t location;
+  bool has_name, has_raw, has_segment, has_strings;
+  onyx__pb_field name_f, raw_f;
+  size_t typed_count[TF_COUNT];
+  bool typed_seen[TF_COUNT];
+  size_t n_ext;
+  size_t rank;
   int64_t dims[ONYX_MAX_RANK];
-  while (!onyx__pb_done(&r)) {
+} scan;
+
+static onyx_status scan_dims(const onyx__pb *r, const onyx__pb_field *f, scan *sc,
+                             onyx_error *err) {
+  onyx__pb vals = {0};
+  size_t n = 0;
+  ONYX__TRY(onyx__pb_values(r, f, ONYX__WIRE_VARINT, "dims", &vals, &n, err));
+  for (size_t i = 0; i < n; i++) {
+    uint64_t v = 0;
+    ONYX__TRY(onyx__pb_varint(&vals, &v, err));
+    if (sc->rank < ONYX_MAX_RANK) sc->dims[sc->rank] = as_int64(v);
+    sc->rank++;
+  }
+  return ONYX_OK;
+}
+
+/* Counts the values of a typed field, if f is one. */
+static onyx_status scan_typed(const onyx__pb *r, const onyx__pb_field *f, scan *sc,
+                              onyx_error *err) {
+  for (int k = 0; k < TF_COUNT; k++) {
+    if (f->number != typed_fields[k].number) continue;
+    onyx__pb vals = {0};
+    size_t n = 0;
+    ONYX__TRY(onyx__pb_values(r, f, typed_fields[k].wire, typed_fields[k].name, &vals, &n, err));
+    sc->typed_count[k] += n;
+    sc->typed_seen[k] = true;
+  }
+  return ONYX_OK; /* unknown fields were skipped by onyx__pb_next */
+}
+
+/* The field's expected wire type and name, for the fields scan_field
+ * reads; 0 and NULL for the others. */
+static const char *scan_wire(uint32_t number, uint32_t *wire) {
+  static const struct {
+    uint32_t number, wire;
+    const char *name;
+  } known[] = {
+      {T_DATA_TYPE, ONYX__WIRE_VARINT, "data_type"},  {T_SEGMENT, ONYX__WIRE_LEN, "segment"},
+      {T_STRING_DATA, ONYX__WIRE_LEN, "string_data"}, {T_NAME, ONYX__WIRE_LEN, "name"},
+      {T_RAW_DATA, ONYX__WIRE_LEN, "raw_data"},       {T_DOC_STRING, ONYX__WIRE_LEN, "doc_string"},
+      {T_EXTERNAL_DATA, ONYX__WIRE_LEN, "external_data"},
+      {T_DATA_LOCATION, ONYX__WIRE_VARINT, "data_location"},
+  };
+  for (size_t i = 0; i < sizeof known / sizeof known[0]; i++) {
+    if (known[i].number != number) continue;
+    *wire = known[i].wire;
+    return known[i].name;
+  }
+  return NULL;
+}
+
+static onyx_status scan_field(const onyx__pb *r, const onyx__pb_field *f, scan *sc,
+                              onyx_error *err) {
+  if (f->number == T_DIMS) return scan_dims(r, f, sc, err);
+  uint32_t wire = 0;
+  const char *name = scan_wire(f->number, &wire);
+  if (name == NULL) return scan_typed(r, f, sc, err);
+  if (f->wire != wire) return onyx__pb_wire_error(f, name, wire, err);
+  switch (f->number) {
+    case T_DATA_TYPE:
+      sc->data_type = as_int64(f->u);
+      break;
+    case T_SEGMENT:
+      sc->has_segment = true;
+      break;
+    case T_STRING_DATA:
+      sc->has_strings = true;
+      break;
+    case T_NAME:
+      sc->name_f = *f;
+      sc->has_name = true;
+      break;
+    case T_RAW_DATA:
+      sc->raw_f = *f; /* an optional field seen twice: the last one wins */
+      sc->has_raw = true;
+      break;
+    case T_EXTERNAL_DATA:
+      sc->n_ext++;
+      break;
+    case T_DATA_LOCATION:
+      sc->location = f->u;
+      break;
+    default: /* doc_string: checked, not kept */
+      break;
+  }
+  return ONYX_OK;
+}
+
+static onyx_status scan_tensor(onyx__pb *r, scan *sc, onyx_error *err) {
+  memset(sc, 0, sizeof *sc);
+  while (!onyx__pb_done(r)) {
     onyx__pb_field f;
-    ONYX__TRY(onyx__pb_next(&r, &f, err));
-    switch (f.number) {
-      case T_DIMS: {
-        onyx__pb vals = {0};
-        size_t n = 0;
-        ONYX__TRY(onyx__pb_values(&r, &f, ONYX__WIRE_VARINT, "dims", &vals, &n, err));
-        for (size_t i = 0; i < n; i++) {
-          uint64_t v = 0;
-          ONYX__TRY(onyx__pb_varint(&vals, &v, err));
-          if (rank < ONYX_MAX_RANK) dims[rank] = as_int64(v);
-          rank++;
-        }
-        break;
-      }
-      case T_DATA_TYPE:
-        if (f.wire != ONYX__WIRE_VARINT) {
-          return onyx__pb_wire_error(&f, "data_type", ONYX__WIRE_VARINT, err);
-        }
-        data_type = as_int64(f.u);
-        break;
-      case T_SEGMENT:
-        if (f.wire != ONYX__WIRE_LEN) return onyx__pb_wire_error(&f, "segment", 2, err);
-        has_segment = true;
-        break;
-      case T_STRING_DATA:
-        if (f.wire != ONYX__WIRE_LEN) return onyx__pb_wire_error(&f, "string_data", 2, err);
-        has_strings = true;
-        break;
-      case T_NAME:
-        if (f.wire != ONYX__WIRE_LEN) return onyx__pb_wire_error(&f, "name", 2, err);
-        name_f = f;
-        has_name = true;
-        break;
-      case T_RAW_DATA:
-        if (f.wire != ONYX__WIRE_LEN) return onyx__pb_wire_error(&f, "raw_data", 2, err);
-        raw_f = f; /* an optional field seen twice: the last one wins */
-        has_raw = true;
-        break;
-      case T_DOC_STRING:
-        if (f.wire != ONYX__WIRE_LEN) return onyx__pb_wire_error(&f, "doc_string", 2, err);
-        break;
-      case T_EXTERNAL_DATA:
-        if (f.wire != ONYX__WIRE_LEN) return onyx__pb_wire_error(&f, "external_data", 2, err);
-        n_ext++;
-        break;
-      case T_DATA_LOCATION:
-        if (f.wire != ONYX__WIRE_VARINT) {
-          return onyx__pb_wire_error(&f, "data_location", ONYX__WIRE_VARINT, err);
-        }
-        location = f.u;
-        break;
-      default:
-        for (int k = 0; k < TF_COUNT; k++) {
-          if (f.number != typed_fields[k].number) continue;
-          onyx__pb vals = {0};
-          size_t n = 0;
-          ONYX__TRY(
-              onyx__pb_values(&r, &f, typed_fields[k].wire, typed_fields[k].name, &vals, &n, err));
-          typed_count[k] += n;
-          typed_seen[k] = true;
-        }
-        break; /* unknown fields were skipped by onyx__pb_next */
-    }
+    ONYX__TRY(onyx__pb_next(r, &f, err));
+    ONYX__TRY(scan_field(r, &f, sc, err));
   }
+  return ONYX_OK;
+}
 
-  /* The name first, so that every later message can be attributed. */
-  const char *name = "";
-  if (has_name) ONYX__TRY(copy_string(arena, &name_f, "the tensor name", &name, err));
-  out->name = name;
-
-  if (data_type == 0) {
-    return onyx__fail(err, ONYX_TYPE, "the tensor has no data_type");
-  }
+/* The element type, shape and sizes into out; *nbytes is the payload size. */
+static onyx_status check_header(const scan *sc, onyx__tensor *out, size_t *nbytes,
+                                onyx_error *err) {
+  int64_t data_type = sc->data_type;
+  if (data_type == 0) return onyx__fail(err, ONYX_TYPE, "the tensor has no data_type");
   if (data_type < 0 || data_type > INT32_MAX || !onyx__dtype_known((int)data_type)) {
     return onyx__fail(err, ONYX_TYPE, "data_type %lld (%s) is not supported", (long long)data_type,
                       onyx__onnx_type_name(data_type));
   }
-  onyx_dtype dtype = (onyx_dtype)data_type;
-  size_t esize = onyx_dtype_size(dtype);
-  out->dtype = dtype;
-  if (rank > ONYX_MAX_RANK) {
-    return onyx__fail(err, ONYX_LIMIT, "rank %zu exceeds the limit of %d", rank, ONYX_MAX_RANK);
+  out->dtype = (onyx_dtype)data_type;
+  if (sc->rank > ONYX_MAX_RANK) {
+    return onyx__fail(err, ONYX_LIMIT, "rank %zu exceeds the limit of %d", sc->rank,
+                      ONYX_MAX_RANK);
   }
-  out->rank = (uint32_t)rank;
-  memcpy(out->dims, dims, rank * sizeof dims[0]);
-  size_t count = 0;
-  ONYX__TRY(onyx__shape_count(out->dims, out->rank, &count, err));
-  size_t nbytes = 0;
-  if (!onyx__mul_size(count, esize, &nbytes)) {
+  out->rank = (uint32_t)sc->rank;
+  memcpy(out->dims, sc->dims, sc->rank * sizeof sc->dims[0]);
+  ONYX__TRY(onyx__shape_count(out->dims, out->rank, &out->count, err));
+  if (!onyx__mul_size(out->count, onyx_dtype_size(out->dtype), nbytes)) {
     return onyx__fail(err, ONYX_LIMIT, "the tensor's byte size overflows");
   }
-  out->count = count;
-  char shape[400];
-  format_shape(out->dims, out->rank, shape, sizeof shape);
+  return ONYX_OK;
+}
 
-  if (has_segment) {
+/* Exactly one source of data, and one that belongs to the type; *want is
+ * the typed field the type may use. */
+static onyx_status check_sources(const scan *sc, onyx_dtype dtype, int *want, onyx_error *err) {
+  if (sc->has_segment) {
     return onyx__fail(err, ONYX_TENSOR_DATA, "segmented tensors (field segment) are not supported");
   }
-  if (location > 1) {
+  if (sc->location > 1) {
     return onyx__fail(err, ONYX_TENSOR_DATA, "data_location %llu is unknown",
-                      (unsigned long long)location);
+                      (unsigned long long)sc->location);
   }
-  bool external = location == 1;
-
-  /* Exactly one source of data, and one that belongs to the type. */
   const char *sources[TF_COUNT + 3];
   int n_sources = 0;
-  if (has_raw) sources[n_sources++] = "raw_data";
+  if (sc->has_raw) sources[n_sources++] = "raw_data";
   for (int k = 0; k < TF_COUNT; k++) {
-    if (typed_seen[k]) sources[n_sources++] = typed_fields[k].name;
+    if (sc->typed_seen[k]) sources[n_sources++] = typed_fields[k].name;
   }
-  if (has_strings) sources[n_sources++] = "string_data";
-  if (external) sources[n_sources++] = "external data";
+  if (sc->has_strings) sources[n_sources++] = "string_data";
+  if (sc->location == 1) sources[n_sources++] = "external data";
   if (n_sources > 1) {
     return onyx__fail(err, ONYX_TENSOR_DATA, "the tensor has both %s and %s; expected one source",
                       sources[0], sources[1]);
   }
-  if (has_strings) {
+  if (sc->has_strings) {
     return onyx__fail(err, ONYX_TENSOR_DATA, "string_data cannot hold %s elements",
                       onyx_dtype_name(dtype));
   }
-  int want = typed_field_for(dtype);
-  if (want < 0)
+  *want = typed_field_for(dtype);
+  if (*want < 0) {
     return onyx__fail(err, ONYX_INTERNAL, "no typed field for %s", onyx_dtype_name(dtype));
+  }
   for (int k = 0; k < TF_COUNT; k++) {
-    if (typed_seen[k] && k != want) {
+    if (sc->typed_seen[k] && k != *want) {
       return onyx__fail(err, ONYX_TENSOR_DATA, "%s cannot hold %s elements; use %s or raw_data",
-                        typed_fields[k].name, onyx_dtype_name(dtype), typed_fields[want].name);
+                        typed_fields[k].name, onyx_dtype_name(dtype), typed_fields[*want].name);
     }
   }
+  return ONYX_OK;
+}
 
-  if (external) {
-    if (dir == NULL) {
-      return onyx__fail(err, ONYX_EXTERNAL_DATA,
-                        "the tensor uses external data, which needs the model's folder; a "
-                        "model or tensor loaded from memory or a standalone file cannot use it");
-    }
-    ext_info x = {0};
-    bool seen[4] = {false};
-    onyx__pb r2;
-    onyx__pb_init(&r2, base, bytes, size);
-    while (!onyx__pb_done(&r2)) {
-      onyx__pb_field f;
-      ONYX__TRY(onyx__pb_next(&r2, &f, err));
-      if (f.number == T_EXTERNAL_DATA) {
-        ONYX__TRY(decode_ext_entry(&r2, &f, arena, depth + 1, &x, seen, err));
-      }
-    }
-    if (x.location == NULL) {
-      return onyx__fail(err, ONYX_EXTERNAL_DATA, "external data has no 'location' entry");
-    }
-    onyx_status st = onyx__external_read(dir, x.location, x.offset, x.has_length, x.length, nbytes,
-                                         esize, arena, mappings, &out->data, err);
-    if (st != ONYX_OK) return st;
-    out->nbytes = nbytes;
-    if (count == 0) out->data = NULL;
+/* Copies n bytes into the arena. */
+static onyx_status copy_payload(onyx__arena *arena, const void *p, size_t n, const char *what,
+                                const void **out, onyx_error *err) {
+  void *copy = onyx__arena_alloc(arena, n);
+  if (copy == NULL) {
+    return onyx__fail(err, ONYX_OUT_OF_MEMORY, "out of memory copying %zu bytes of %s", n, what);
+  }
+  memcpy(copy, p, n);
+  *out = copy;
+  return ONYX_OK;
+}
+
+/*
+ * raw_data. In a file being parsed, a large payload is deferred and a small
+ * one copied, so that nothing points into the file's mapping after load. In
+ * a caller's buffer the payload is used in place at any alignment (kernels
+ * read unaligned inputs); only a small unaligned one is copied, so that
+ * scalar readers such as Clip's bounds see aligned data.
+ */
+static onyx_status decode_raw(const onyx__tensor_src *src, const onyx__pb_field *raw,
+                              onyx__tensor *out, onyx_error *err) {
+  char shape[400];
+  if (raw->len != out->nbytes) {
+    format_shape(out->dims, out->rank, shape, sizeof shape);
+    return onyx__fail(err, ONYX_TENSOR_DATA, "raw_data has %zu bytes; shape %s of %s needs %zu",
+                      raw->len, shape, onyx_dtype_name(out->dtype), out->nbytes);
+  }
+  if (out->nbytes == 0) return ONYX_OK;
+  bool large = out->nbytes >= ONYX__DEFER_MIN;
+  if (src->deferred != NULL && large) {
+    onyx__deferred d = {out, NULL, (uint64_t)(raw->data - src->base), {0}};
+    return onyx__payloads_add(src->deferred, &d, err);
+  }
+  if (src->deferred == NULL && (large || (uintptr_t)raw->data % onyx_dtype_size(out->dtype) == 0)) {
+    out->data = raw->data; /* zero-copy: the caller's bytes outlive the model */
     return ONYX_OK;
   }
+  return copy_payload(src->arena, raw->data, out->nbytes, "raw_data", &out->data, err);
+}
 
-  if (has_raw) {
-    if (raw_f.len != nbytes) {
-      return onyx__fail(err, ONYX_TENSOR_DATA, "raw_data has %zu bytes; shape %s of %s needs %zu",
-                        raw_f.len, shape, onyx_dtype_name(dtype), nbytes);
-    }
-    out->nbytes = nbytes;
-    if (nbytes == 0) return ONYX_OK;
-    if ((uintptr_t)raw_f.data % esize == 0) {
-      out->data = raw_f.data; /* zero-copy: the payload is aligned in place */
-      return ONYX_OK;
-    }
-    void *copy = onyx__arena_alloc(arena, nbytes);
-    if (copy == NULL) {
-      return onyx__fail(err, ONYX_OUT_OF_MEMORY, "out of memory copying %zu bytes of raw_data",
-                        nbytes);
-    }
-    memcpy(copy, raw_f.data, nbytes);
-    out->data = copy;
-    return ONYX_OK;
+/* The typed field `want`, across every occurrence in order. */
+static onyx_status decode_typed(const onyx__tensor_src *src, const uint8_t *bytes, size_t size,
+                                const scan *sc, int want, onyx__tensor *out, onyx_error *err) {
+  if (sc->typed_count[want] != out->count) {
+    char shape[400];
+    format_shape(out->dims, out->rank, shape, sizeof shape);
+    return onyx__fail(err, ONYX_TENSOR_DATA, "%s has %zu values; shape %s of %s needs %zu",
+                      typed_fields[want].name, sc->typed_count[want], shape,
+                      onyx_dtype_name(out->dtype), out->count);
   }
-
-  if (typed_seen[want]) {
-    if (typed_count[want] != count) {
-      return onyx__fail(err, ONYX_TENSOR_DATA, "%s has %zu values; shape %s of %s needs %zu",
-                        typed_fields[want].name, typed_count[want], shape, onyx_dtype_name(dtype),
-                        count);
-    }
-    out->nbytes = nbytes;
-    if (count == 0) return ONYX_OK;
-    uint8_t *dst = onyx__arena_alloc(arena, nbytes);
-    if (dst == NULL) {
-      return onyx__fail(err, ONYX_OUT_OF_MEMORY, "out of memory decoding %s",
-                        typed_fields[want].name);
-    }
-    /* Pass 2: the values, across every occurrence of the field in order. */
-    onyx__pb r2;
-    onyx__pb_init(&r2, base, bytes, size);
-    size_t i = 0;
-    while (!onyx__pb_done(&r2)) {
-      onyx__pb_field f;
-      ONYX__TRY(onyx__pb_next(&r2, &f, err));
-      if (f.number != typed_fields[want].number) continue;
-      onyx__pb vals = {0};
-      size_t n = 0;
-      ONYX__TRY(onyx__pb_values(&r2, &f, typed_fields[want].wire, typed_fields[want].name, &vals,
-                                &n, err));
-      for (size_t j = 0; j < n; j++, i++) {
-        ONYX__TRY(store_typed(want, dtype, &vals, dst, i, err));
-      }
-    }
-    out->data = dst;
-    return ONYX_OK;
+  if (out->count == 0) return ONYX_OK;
+  uint8_t *dst = onyx__arena_alloc(src->arena, out->nbytes);
+  if (dst == NULL) {
+    return onyx__fail(err, ONYX_OUT_OF_MEMORY, "out of memory decoding %s",
+                      typed_fields[want].name);
   }
+  onyx__pb r;
+  onyx__pb_init(&r, src->base, bytes, size);
+  size_t i = 0;
+  while (!onyx__pb_done(&r)) {
+    onyx__pb_field f;
+    ONYX__TRY(onyx__pb_next(&r, &f, err));
+    if (f.number != typed_fields[want].number) continue;
+    onyx__pb vals = {0};
+    size_t n = 0;
+    ONYX__TRY(onyx__pb_values(&r, &f, typed_fields[want].wire, typed_fields[want].name, &vals, &n,
+                              err));
+    for (size_t j = 0; j < n; j++, i++) {
+      ONYX__TRY(store_typed(want, out->dtype, &vals, dst, i, err));
+    }
+  }
+  out->data = dst;
+  return ONYX_OK;
+}
 
-  if (count != 0) {
+/* The external_data entries, into *x. */
+static onyx_status scan_external(const onyx__tensor_src *src, const uint8_t *bytes, size_t size,
+                                 int depth, ext_info *x, onyx_error *err) {
+  bool seen[4] = {false};
+  onyx__pb r;
+  onyx__pb_init(&r, src->base, bytes, size);
+  while (!onyx__pb_done(&r)) {
+    onyx__pb_field f;
+    ONYX__TRY(onyx__pb_next(&r, &f, err));
+    if (f.number == T_EXTERNAL_DATA) {
+      ONYX__TRY(decode_ext_entry(&r, &f, src->arena, depth + 1, x, seen, err));
+    }
+  }
+  if (x->location == NULL) {
+    return onyx__fail(err, ONYX_EXTERNAL_DATA, "external data has no 'location' entry");
+  }
+  return ONYX_OK;
+}
+
+/* External data: checked now; deferred when large in a file being parsed,
+ * else read into the arena. */
+static onyx_status decode_external(const onyx__tensor_src *src, const uint8_t *bytes, size_t size,
+                                   int depth, onyx__tensor *out, onyx_error *err) {
+  if (src->dir == NULL) {
+    return onyx__fail(err, ONYX_EXTERNAL_DATA,
+                      "the tensor uses external data, which needs the model's folder; a "
+                      "model or tensor loaded from memory or a standalone file cannot use it");
+  }
+  ext_info x = {0};
+  ONYX__TRY(scan_external(src, bytes, size, depth, &x, err));
+  int fd = -1;
+  onyx__deferred d = {out, x.location, x.offset, {0}};
+  ONYX__TRY(onyx__external_open(src->dir, x.location, x.offset, x.has_length, x.length,
+                                out->nbytes, &fd, &d.id, err));
+  onyx_status st = ONYX_OK;
+  if (out->nbytes == 0) {
+    /* nothing to read */
+  } else if (src->deferred != NULL && out->nbytes >= ONYX__DEFER_MIN) {
+    st = onyx__payloads_add(src->deferred, &d, err);
+  } else {
+    uint8_t *buf = onyx__arena_alloc(src->arena, out->nbytes);
+    char what[300];
+    snprintf(what, sizeof what, "external data '%.200s'", x.location);
+    st = buf == NULL ? onyx__fail(err, ONYX_OUT_OF_MEMORY,
+                                  "out of memory reading %zu bytes of external data", out->nbytes)
+                     : onyx__pread_full(fd, buf, out->nbytes, x.offset, what, err);
+    if (st == ONYX_OK) out->data = buf;
+  }
+  close(fd);
+  return st;
+}
+
+onyx_status onyx__tensor_decode_at(const onyx__tensor_src *src, const uint8_t *bytes, size_t size,
+                                   int depth, onyx__tensor *out, onyx_error *err) {
+  memset(out, 0, sizeof *out);
+  onyx__pb r;
+  onyx__pb_init(&r, src->base, bytes, size);
+  ONYX__TRY(onyx__check_depth(depth, onyx__pb_offset(&r), err));
+  scan sc;
+  ONYX__TRY(scan_tensor(&r, &sc, err));
+  /* The name first, so that every later message can be attributed. */
+  out->name = "";
+  if (sc.has_name) {
+    ONYX__TRY(onyx__copy_string(src->arena, &sc.name_f, "the tensor name", &out->name, err));
+  }
+  ONYX__TRY(check_header(&sc, out, &out->nbytes, err));
+  int want = -1;
+  ONYX__TRY(check_sources(&sc, out->dtype, &want, err));
+  if (sc.location == 1) return decode_external(src, bytes, size, depth, out, err);
+  if (sc.has_raw) return decode_raw(src, &sc.raw_f, out, err);
+  if (sc.typed_seen[want]) return decode_typed(src, bytes, size, &sc, want, out, err);
+  if (out->count != 0) {
+    char shape[400];
+    format_shape(out->dims, out->rank, shape, sizeof shape);
     return onyx__fail(err, ONYX_TENSOR_DATA,
-                      "the tensor has no data for its %zu elements (shape %s)", count, shape);
+                      "the tensor has no data for its %zu elements (shape %s)", out->count, shape);
   }
   return ONYX_OK;
 }
 
 onyx_status onyx__tensor_decode(const uint8_t *bytes, size_t size, onyx__arena *arena,
                                 const char *dir, int depth, onyx__tensor *out, onyx_error *err) {
-  return onyx__tensor_decode_at(bytes, bytes, size, arena, dir, NULL, depth, out, err);
+  onyx__tensor_src src = {bytes, arena, dir, NULL};
+  return onyx__tensor_decode_at(&src, bytes, size, depth, out, err);
 }
 
 /* ---- Public API ---------------------------------------------------------- */
@@ -592,7 +681,7 @@ onyx_status onyx_tensor_decode(const void *bytes, size_t size, onyx_tensor *out,
   const uint8_t *b = bytes != NULL ? bytes : empty;
   onyx__arena arena = {0};
   onyx__tensor t;
-  onyx_status st = onyx__tensor_decode_at(b, b, size, &arena, NULL, NULL, 1, &t, err);
+  onyx_status st = onyx__tensor_decode(b, size, &arena, NULL, 1, &t, err);
   if (st != ONYX_OK) {
     if (t.name != NULL && t.name[0] != '\0') onyx__error_prefix(err, "tensor '%.64s'", t.name);
     onyx__arena_free(&arena);
@@ -636,13 +725,67 @@ onyx_status onyx_tensor_load_file(const char *path, onyx_tensor *out, char **nam
   memset(out, 0, sizeof *out);
   const uint8_t *bytes = NULL;
   size_t size = 0;
-  onyx_status st = onyx__map_file(path, &bytes, &size, err);
+  onyx_status st = onyx__map_file(path, &bytes, &size, NULL, NULL, err);
   if (st == ONYX_OK) {
     st = onyx_tensor_decode(bytes, size, out, name, err);
     onyx__unmap_file(bytes, size);
   }
   if (st != ONYX_OK) onyx__error_prefix(err, "%s", path);
   return st;
+}
+
+/* Checks a caller's tensor for encoding; *nbytes is its payload size. */
+static onyx_status check_encodable(const onyx_tensor *tensor, size_t *nbytes, onyx_error *err) {
+  if (!onyx__dtype_known((int)tensor->dtype)) {
+    return onyx__fail(err, ONYX_TYPE, "onyx_tensor_encode: element type %d is not supported",
+                      (int)tensor->dtype);
+  }
+  if (tensor->rank > ONYX_MAX_RANK) {
+    return onyx__fail(err, ONYX_INVALID_ARGUMENT, "onyx_tensor_encode: rank %u exceeds %d",
+                      (unsigned)tensor->rank, ONYX_MAX_RANK);
+  }
+  size_t count;
+  if (onyx__shape_count(tensor->dims, tensor->rank, &count, err) != ONYX_OK) {
+    if (err != NULL) err->status = ONYX_INVALID_ARGUMENT;
+    onyx__error_prefix(err, "onyx_tensor_encode");
+    return ONYX_INVALID_ARGUMENT;
+  }
+  if (!onyx__mul_size(count, onyx_dtype_size(tensor->dtype), nbytes)) {
+    return onyx__fail(err, ONYX_INVALID_ARGUMENT, "onyx_tensor_encode: the byte size overflows");
+  }
+  if (*nbytes > 0 && tensor->data == NULL) {
+    return onyx__fail(err, ONYX_INVALID_ARGUMENT, "onyx_tensor_encode: data is NULL");
+  }
+  if (tensor->size < *nbytes) {
+    return onyx__fail(err, ONYX_INVALID_ARGUMENT,
+                      "onyx_tensor_encode: size is %zu bytes; the shape needs %zu", tensor->size,
+                      *nbytes);
+  }
+  return ONYX_OK;
+}
+
+/*
+ * Everything of the TensorProto up to the payload: the fields, then the
+ * raw_data tag and length. The payload itself follows, so that a writer
+ * can send it from the tensor's own memory.
+ */
+static onyx_status encode_header(const onyx_tensor *tensor, const char *name, onyx__pbw *w,
+                                 size_t *nbytes, onyx_error *err) {
+  ONYX__TRY(check_encodable(tensor, nbytes, err));
+  /* Dims are written unpacked, one varint each, as ONNX's own writer does
+   * for this proto2 field; readers accept both forms. */
+  for (uint32_t i = 0; i < tensor->rank; i++) {
+    onyx__pbw_uint(w, T_DIMS, (uint64_t)tensor->dims[i]);
+  }
+  onyx__pbw_uint(w, T_DATA_TYPE, (uint64_t)tensor->dtype);
+  if (name != NULL) onyx__pbw_bytes(w, T_NAME, name, strlen(name));
+  onyx__pbw_tag(w, T_RAW_DATA, ONYX__WIRE_LEN);
+  onyx__pbw_varint(w, (uint64_t)*nbytes);
+  if (w->failed) {
+    onyx__pbw_free(w);
+    return onyx__fail(err, ONYX_OUT_OF_MEMORY, "out of memory encoding the tensor");
+  }
+  return ONYX_OK;
 }
 
 onyx_status onyx_tensor_encode(const onyx_tensor *tensor, const char *name, void **bytes,
@@ -655,40 +798,10 @@ onyx_status onyx_tensor_encode(const onyx_tensor *tensor, const char *name, void
                       : bytes == NULL ? "bytes"
                                       : "size");
   }
-  if (!onyx__dtype_known((int)tensor->dtype)) {
-    return onyx__fail(err, ONYX_TYPE, "onyx_tensor_encode: element type %d is not supported",
-                      (int)tensor->dtype);
-  }
-  if (tensor->rank > ONYX_MAX_RANK) {
-    return onyx__fail(err, ONYX_INVALID_ARGUMENT, "onyx_tensor_encode: rank %u exceeds %d",
-                      (unsigned)tensor->rank, ONYX_MAX_RANK);
-  }
-  size_t count, nbytes;
-  if (onyx__shape_count(tensor->dims, tensor->rank, &count, err) != ONYX_OK) {
-    if (err != NULL) err->status = ONYX_INVALID_ARGUMENT;
-    onyx__error_prefix(err, "onyx_tensor_encode");
-    return ONYX_INVALID_ARGUMENT;
-  }
-  if (!onyx__mul_size(count, onyx_dtype_size(tensor->dtype), &nbytes)) {
-    return onyx__fail(err, ONYX_INVALID_ARGUMENT, "onyx_tensor_encode: the byte size overflows");
-  }
-  if (nbytes > 0 && tensor->data == NULL) {
-    return onyx__fail(err, ONYX_INVALID_ARGUMENT, "onyx_tensor_encode: data is NULL");
-  }
-  if (tensor->size < nbytes) {
-    return onyx__fail(err, ONYX_INVALID_ARGUMENT,
-                      "onyx_tensor_encode: size is %zu bytes; the shape needs %zu", tensor->size,
-                      nbytes);
-  }
-  /* Dims are written unpacked, one varint each, as ONNX's own writer does
-   * for this proto2 field; readers accept both forms. */
   onyx__pbw w = {0};
-  for (uint32_t i = 0; i < tensor->rank; i++) {
-    onyx__pbw_uint(&w, T_DIMS, (uint64_t)tensor->dims[i]);
-  }
-  onyx__pbw_uint(&w, T_DATA_TYPE, (uint64_t)tensor->dtype);
-  if (name != NULL) onyx__pbw_bytes(&w, T_NAME, name, strlen(name));
-  onyx__pbw_bytes(&w, T_RAW_DATA, tensor->data, nbytes);
+  size_t nbytes = 0;
+  ONYX__TRY(encode_header(tensor, name, &w, &nbytes, err));
+  onyx__pbw_raw(&w, tensor->data, nbytes);
   if (w.failed) {
     onyx__pbw_free(&w);
     return onyx__fail(err, ONYX_OUT_OF_MEMORY, "out of memory encoding the tensor");
@@ -698,42 +811,47 @@ onyx_status onyx_tensor_encode(const onyx_tensor *tensor, const char *name, void
   return ONYX_OK;
 }
 
-onyx_status onyx_tensor_save_file(const char *path, const onyx_tensor *tensor, const char *name,
-                                  onyx_error *err) {
-  if (path == NULL) {
-    return onyx__fail(err, ONYX_INVALID_ARGUMENT, "onyx_tensor_save_file: path is NULL");
-  }
-  void *bytes;
-  size_t size = 0;
-  onyx_status st = onyx_tensor_encode(tensor, name, &bytes, &size, err);
-  if (st != ONYX_OK) return st;
-  int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOCTTY, 0666);
-  if (fd < 0) {
-    int e = errno;
-    onyx__free(bytes);
-    return onyx__fail(err, ONYX_IO, "%s: cannot create: %s (errno %d)", path, onyx__errno_text(e),
-                      e);
-  }
-  const uint8_t *p = bytes;
-  size_t left = size;
-  while (left > 0) {
-    ssize_t n = write(fd, p, left);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      int e = n < 0 ? errno : EIO;
-      close(fd);
-      onyx__free(bytes);
+/* Writes all n bytes of p to fd; ONYX_IO naming path otherwise. */
+static onyx_status write_full(int fd, const void *p, size_t n, const char *path, onyx_error *err) {
+  const uint8_t *b = p;
+  while (n > 0) {
+    ssize_t w = write(fd, b, n);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) {
+      int e = w < 0 ? errno : EIO;
       return onyx__fail(err, ONYX_IO, "%s: cannot write: %s (errno %d)", path, onyx__errno_text(e),
                         e);
     }
-    p += n;
-    left -= (size_t)n;
-  }
-  onyx__free(bytes);
-  if (close(fd) != 0) {
-    int e = errno;
-    return onyx__fail(err, ONYX_IO, "%s: cannot write: %s (errno %d)", path, onyx__errno_text(e),
-                      e);
+    b += w;
+    n -= (size_t)w;
   }
   return ONYX_OK;
+}
+
+onyx_status onyx_tensor_save_file(const char *path, const onyx_tensor *tensor, const char *name,
+                                  onyx_error *err) {
+  if (path == NULL || tensor == NULL) {
+    return onyx__fail(err, ONYX_INVALID_ARGUMENT, "onyx_tensor_save_file: %s is NULL",
+                      path == NULL ? "path" : "tensor");
+  }
+  /* The header is encoded, the payload written from the tensor's memory:
+   * saving a tensor costs no copy of it. */
+  onyx__pbw w = {0};
+  size_t nbytes = 0;
+  ONYX__TRY(encode_header(tensor, name, &w, &nbytes, err));
+  int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOCTTY, 0666);
+  if (fd < 0) {
+    int e = errno;
+    onyx__pbw_free(&w);
+    return onyx__fail(err, ONYX_IO, "%s: cannot create: %s (errno %d)", path, onyx__errno_text(e),
+                      e);
+  }
+  onyx_status st = write_full(fd, w.buf, w.len, path, err);
+  if (st == ONYX_OK) st = write_full(fd, tensor->data, nbytes, path, err);
+  onyx__pbw_free(&w);
+  if (close(fd) != 0 && st == ONYX_OK) {
+    int e = errno;
+    st = onyx__fail(err, ONYX_IO, "%s: cannot write: %s (errno %d)", path, onyx__errno_text(e), e);
+  }
+  return st;
 }

@@ -24,6 +24,7 @@
 #include "core/alloc.h"
 #include "core/dtype.h"
 #include "model/model.h"
+#include "model/payloads.h"
 #include "model/pb.h"
 
 #ifndef ONYX_TESTDATA_DIR
@@ -903,27 +904,22 @@ typedef struct ext_result {
   onyx_status status;
   onyx_error err;
   float values[3];
-  bool mapped;
 } ext_result;
 
-static ext_result ext_decode(const char *dir, onyx__pbw *w, bool allow_map) {
+static ext_result ext_decode(const char *dir, onyx__pbw *w) {
   ext_result res;
   memset(&res, 0, sizeof res);
   onyx__arena arena = {0};
-  onyx__mapping *maps = NULL;
   onyx__tensor t;
-  res.status = onyx__tensor_decode_at(w->buf, w->buf, w->len, &arena, dir, allow_map ? &maps : NULL,
-                                      1, &t, &res.err);
+  res.status = onyx__tensor_decode(w->buf, w->len, &arena, dir, 1, &t, &res.err);
   if (res.status == ONYX_OK && t.count == 3) memcpy(res.values, t.data, 12);
-  res.mapped = maps != NULL;
-  for (onyx__mapping *m = maps; m != NULL; m = m->next) munmap(m->addr, m->size);
   onyx__arena_free(&arena);
   onyx__pbw_free(w);
   return res;
 }
 
 static void expect_ext_fail(const char *dir, onyx__pbw *w, onyx_status st, const char *text) {
-  ext_result r = ext_decode(dir, w, true);
+  ext_result r = ext_decode(dir, w);
   if (r.status != st || (text != NULL && strstr(r.err.message, text) == NULL)) {
     fail_msg("expected %s containing '%s', got %s: %s", onyx_status_name(st), text ? text : "",
              onyx_status_name(r.status), r.err.message);
@@ -937,81 +933,72 @@ static void test_external_good(void **state) {
   onyx__pbw w = {0};
   ext_result r;
 
-  /* Small slices are read into the arena even when mapping is allowed. */
   ext_tensor(&w, 3, "w.bin", "16", "12");
-  r = ext_decode(e.dir, &w, true);
-  assert_int_equal(r.status, ONYX_OK);
-  assert_false(r.mapped);
-  assert_memory_equal(r.values, ext_values, 12);
-
-  /* Read into the arena when the caller keeps no mapping list. */
-  ext_tensor(&w, 3, "w.bin", "16", "12");
-  r = ext_decode(e.dir, &w, false);
+  r = ext_decode(e.dir, &w);
   assert_int_equal(r.status, ONYX_OK);
   assert_memory_equal(r.values, ext_values, 12);
 
   /* Read when the offset is not aligned to the element. */
   ext_tensor(&w, 3, "w.bin", "15", "12");
-  r = ext_decode(e.dir, &w, true);
+  r = ext_decode(e.dir, &w);
   assert_int_equal(r.status, ONYX_OK);
-  assert_false(r.mapped);
 
   /* No offset and no length: the whole file. Sub folders and "." work. */
   ext_tensor(&w, 3, "exact.bin", NULL, NULL);
-  r = ext_decode(e.dir, &w, true);
+  r = ext_decode(e.dir, &w);
   assert_int_equal(r.status, ONYX_OK);
   assert_memory_equal(r.values, ext_values, 12);
   ext_tensor(&w, 3, "./sub//w2.bin", "0", NULL);
-  r = ext_decode(e.dir, &w, true);
+  r = ext_decode(e.dir, &w);
   assert_int_equal(r.status, ONYX_OK);
   assert_memory_equal(r.values, ext_values, 12);
 
   /* A tensor with no elements takes no bytes. */
   ext_tensor(&w, 0, "empty.bin", NULL, NULL);
-  r = ext_decode(e.dir, &w, true);
+  r = ext_decode(e.dir, &w);
   assert_int_equal(r.status, ONYX_OK);
-  assert_false(r.mapped);
   ext_teardown(&e);
 }
 
-/* A slice of at least ONYX__EXTERNAL_MAP_MIN bytes at an aligned offset is
- * mapped, page-misaligned offsets included; an unaligned one is read. */
-static void test_external_mapped(void **state) {
+/* Decodes w with a deferred-payload table, as a model file's parse does. */
+static onyx_status decode_deferred(const char *dir, const onyx__pbw *w, onyx__arena *arena,
+                                   onyx__payloads **p, onyx__tensor *t, onyx_error *err) {
+  onyx__file_id id = {0};
+  assert_int_equal(onyx__payloads_new(-1, &id, dir, p, err), ONYX_OK);
+  onyx__tensor_src src = {w->buf, arena, dir, *p};
+  return onyx__tensor_decode_at(&src, w->buf, w->len, 1, t, err);
+}
+
+/* A slice of at least ONYX__DEFER_MIN bytes is checked at decode and read
+ * on the first load, at any offset; a smaller one is read at once. */
+static void test_external_deferred(void **state) {
   (void)state;
   ext_dir e;
   ext_setup(&e);
-  enum { N = ONYX__EXTERNAL_MAP_MIN / 4 + 3 };
+  enum { N = ONYX__DEFER_MIN / 4 + 3 };
   size_t file_size = 20 + (size_t)N * 4;
   uint8_t *file = malloc(file_size);
   assert_non_null(file);
   for (size_t i = 0; i < file_size; i++) file[i] = (uint8_t)(i * 7);
   const char *big = join(e.dir, "big.bin");
   write_file(big, file, file_size);
-  /* 20 is a multiple of 4 but not of the page size; 17 is not a multiple
-   * of 4. The length is given since from 17 the file has a byte to spare. */
   static const char *const offsets[] = {"20", "17"};
   char len[32];
   snprintf(len, sizeof len, "%d", N * 4);
-  for (int k = 0; k < 2; k++) {
+  for (int k = 0; k < 3; k++) {
     onyx__pbw w = {0};
-    ext_tensor(&w, N, "big.bin", offsets[k], len);
+    ext_tensor(&w, k == 2 ? 3 : N, "big.bin", offsets[k % 2], k == 2 ? "12" : len);
     onyx__arena arena = {0};
-    onyx__mapping *maps = NULL;
+    onyx__payloads *p = NULL;
     onyx__tensor t;
     onyx_error err = {0};
-    onyx_status st = onyx__tensor_decode_at(w.buf, w.buf, w.len, &arena, e.dir, &maps, 1, &t, &err);
-    if (st != ONYX_OK) fail_msg("%s", err.message);
-    assert_int_equal(t.count, N);
-    assert_memory_equal(t.data, file + (k == 0 ? 20 : 17), (size_t)N * 4);
-    if (k == 0) {
-      assert_non_null(maps);
-      assert_null(maps->next);
-      assert_true((const uint8_t *)t.data >= (const uint8_t *)maps->addr);
-      assert_int_equal((uintptr_t)t.data % 4, 0);
-    } else {
-      assert_null(maps);
-    }
-    for (onyx__mapping *m = maps; m != NULL; m = m->next) munmap(m->addr, m->size);
+    if (decode_deferred(e.dir, &w, &arena, &p, &t, &err) != ONYX_OK) fail_msg("%s", err.message);
+    size_t off = k % 2 == 0 ? 20 : 17, n = k == 2 ? 12 : (size_t)N * 4;
+    assert_int_equal(onyx__payloads_count(p), k == 2 ? 0 : 1);
+    if (k < 2) assert_null(t.data);
+    if (onyx__payloads_load(p, &err) != ONYX_OK) fail_msg("%s", err.message);
+    assert_memory_equal(t.data, file + off, n);
+    onyx__payloads_free(p);
     onyx__arena_free(&arena);
     onyx__pbw_free(&w);
   }
@@ -1123,7 +1110,7 @@ int main(void) {
       cmocka_unit_test(test_files),
       cmocka_unit_test(test_conformance_file),
       cmocka_unit_test(test_external_good),
-      cmocka_unit_test(test_external_mapped),
+      cmocka_unit_test(test_external_deferred),
       cmocka_unit_test(test_external_unsafe),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

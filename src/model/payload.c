@@ -1,0 +1,184 @@
+/*
+ * Deferred payloads: large tensor data left in its file at load and read
+ * the first time a run needs it.
+ *
+ * Mapping a file and pointing tensors into the mapping costs no copy, but a
+ * mapping faults (SIGBUS) when another process truncates the file, and
+ * shows new bytes when one rewrites it. Reading with pread into memory the
+ * model owns costs the same resident memory as touching the mapping would,
+ * and a file that changed is then an error naming it: the identity recorded
+ * at load (device, inode, size, modification time) is checked before each
+ * read, and a short read is refused. Models loaded from memory do not come
+ * here: their tensors point into the caller's bytes.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/alloc.h"
+#include "core/error.h"
+#include "model/model.h"
+#include "model/payloads.h"
+
+onyx_status onyx__file_identity(int fd, const char *what, onyx__file_id *id, onyx_error *err) {
+  struct stat st;
+  if (fstat(fd, &st) != 0) {
+    int e = errno;
+    return onyx__fail(err, ONYX_IO, "cannot stat %s: %s (errno %d)", what, onyx__errno_text(e), e);
+  }
+  id->dev = (uint64_t)st.st_dev;
+  id->ino = (uint64_t)st.st_ino;
+  id->size = st.st_size < 0 ? 0 : (uint64_t)st.st_size;
+  id->mtime_s = (int64_t)st.st_mtim.tv_sec;
+  id->mtime_ns = (int64_t)st.st_mtim.tv_nsec;
+  return ONYX_OK;
+}
+
+onyx_status onyx__pread_full(int fd, void *buf, size_t n, uint64_t offset, const char *what,
+                             onyx_error *err) {
+  size_t got = 0;
+  while (got < n) {
+    ssize_t r = pread(fd, (uint8_t *)buf + got, n - got, (off_t)(offset + got));
+    if (r < 0 && errno == EINTR) continue;
+    if (r == 0) {
+      return onyx__fail(err, ONYX_IO, "cannot read %s: the file ends %llu bytes in, before the %zu "
+                        "bytes wanted at offset %llu", what, (unsigned long long)(offset + got), n,
+                        (unsigned long long)offset);
+    }
+    if (r < 0) {
+      int e = errno;
+      return onyx__fail(err, ONYX_IO, "cannot read %s: %s (errno %d)", what, onyx__errno_text(e),
+                        e);
+    }
+    got += (size_t)r;
+  }
+  return ONYX_OK;
+}
+
+onyx_status onyx__payloads_new(int fd, const onyx__file_id *id, const char *dir,
+                               onyx__payloads **out, onyx_error *err) {
+  onyx__payloads *p = onyx__calloc(1, sizeof *p);
+  if (p == NULL || pthread_mutex_init(&p->lock, NULL) != 0) {
+    onyx__free(p);
+    return onyx__fail(err, ONYX_OUT_OF_MEMORY, "out of memory");
+  }
+  atomic_init(&p->done, false);
+  p->fd = fd;
+  p->id = *id;
+  p->dir = dir;
+  *out = p;
+  return ONYX_OK;
+}
+
+void onyx__payloads_free(onyx__payloads *p) {
+  if (p == NULL) return;
+  for (size_t i = 0; i < p->n; i++) onyx__free(p->buffers[i]);
+  onyx__free(p->buffers);
+  onyx__free(p->items);
+  if (p->fd >= 0) close(p->fd);
+  pthread_mutex_destroy(&p->lock);
+  onyx__free(p);
+}
+
+onyx_status onyx__payloads_add(onyx__payloads *p, const onyx__deferred *d, onyx_error *err) {
+  if (p->n == p->cap) {
+    size_t cap = p->cap ? 2 * p->cap : 8;
+    size_t bytes = 0;
+    if (!onyx__mul_size(cap, sizeof *p->items, &bytes)) {
+      return onyx__fail(err, ONYX_OUT_OF_MEMORY, "too many tensors");
+    }
+    onyx__deferred *items = onyx__realloc(p->items, bytes);
+    if (items == NULL) return onyx__fail(err, ONYX_OUT_OF_MEMORY, "out of memory");
+    p->items = items;
+    void **buffers = onyx__realloc(p->buffers, cap * sizeof *buffers);
+    if (buffers == NULL) return onyx__fail(err, ONYX_OUT_OF_MEMORY, "out of memory");
+    p->buffers = buffers;
+    p->cap = cap;
+  }
+  p->items[p->n] = *d;
+  p->buffers[p->n] = NULL;
+  p->n++;
+  return ONYX_OK;
+}
+
+size_t onyx__payloads_count(const onyx__payloads *p) { return p != NULL ? p->n : 0; }
+
+bool onyx__payloads_uses_model_file(const onyx__payloads *p) {
+  for (size_t i = 0; p != NULL && i < p->n; i++) {
+    if (p->items[i].location == NULL) return true;
+  }
+  return false;
+}
+
+void onyx__payloads_close_model_file(onyx__payloads *p) {
+  if (p->fd >= 0) close(p->fd);
+  p->fd = -1;
+}
+
+/* ONYX_IO unless the file's identity now is the one recorded at load. */
+static onyx_status check_unchanged(const onyx__file_id *was, const onyx__file_id *now,
+                                   const char *what, onyx_error *err) {
+  if (was->dev == now->dev && was->ino == now->ino && was->size == now->size &&
+      was->mtime_s == now->mtime_s && was->mtime_ns == now->mtime_ns) {
+    return ONYX_OK;
+  }
+  if (was->size != now->size) {
+    return onyx__fail(err, ONYX_IO, "%s changed after the model was loaded: it has %llu bytes, "
+                      "it had %llu; load the model again", what, (unsigned long long)now->size,
+                      (unsigned long long)was->size);
+  }
+  return onyx__fail(err, ONYX_IO, "%s changed after the model was loaded (it was replaced or "
+                    "written to); load the model again", what);
+}
+
+/* Reads item i into a new buffer and points its tensor at it. */
+static onyx_status load_one(onyx__payloads *p, size_t i, onyx_error *err) {
+  const onyx__deferred *d = &p->items[i];
+  char what[300];
+  int fd = p->fd;
+  onyx__file_id now;
+  onyx_status st = ONYX_OK;
+  if (d->location == NULL) {
+    snprintf(what, sizeof what, "the model file");
+    st = onyx__file_identity(fd, what, &now, err);
+    if (st == ONYX_OK) st = check_unchanged(&p->id, &now, what, err);
+  } else {
+    snprintf(what, sizeof what, "external data '%.200s'", d->location);
+    /* An empty slice at 0 always fits: whether the file still holds the
+     * payload is for the identity check to say, as for the model file. */
+    st = onyx__external_open(p->dir, d->location, 0, true, 0, 0, &fd, &now, err);
+    if (st == ONYX_OK) st = check_unchanged(&d->id, &now, what, err);
+  }
+  void *buf = NULL;
+  if (st == ONYX_OK && (buf = onyx__malloc(d->tensor->nbytes)) == NULL) {
+    st = onyx__fail(err, ONYX_OUT_OF_MEMORY, "out of memory reading %zu bytes of %s",
+                    d->tensor->nbytes, what);
+  }
+  if (st == ONYX_OK) st = onyx__pread_full(fd, buf, d->tensor->nbytes, d->offset, what, err);
+  if (d->location != NULL && fd >= 0) close(fd);
+  if (st != ONYX_OK) {
+    onyx__free(buf);
+    if (d->tensor->name[0] != '\0') onyx__error_prefix(err, "tensor '%.64s'", d->tensor->name);
+    return st;
+  }
+  p->buffers[i] = buf;
+  d->tensor->data = buf;
+  return ONYX_OK;
+}
+
+onyx_status onyx__payloads_load(onyx__payloads *p, onyx_error *err) {
+  if (p == NULL || atomic_load_explicit(&p->done, memory_order_acquire)) return ONYX_OK;
+  pthread_mutex_lock(&p->lock);
+  onyx_status st = ONYX_OK;
+  for (size_t i = 0; i < p->n && st == ONYX_OK; i++) {
+    if (p->buffers[i] == NULL) st = load_one(p, i, err);
+  }
+  /* After a failure the next run tries again: the payloads read stay. */
+  if (st == ONYX_OK) atomic_store_explicit(&p->done, true, memory_order_release);
+  pthread_mutex_unlock(&p->lock);
+  return st;
+}
