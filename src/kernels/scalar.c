@@ -151,31 +151,37 @@ static inline uint64_t onyx__clip_u64(uint64_t x, uint64_t lo, uint64_t hi) {
 /*
  * A kernel reads element i before it writes element i and touches no other
  * element in between, so x == y (in place) works; x and y are deliberately
- * not restrict-qualified.
+ * not restrict-qualified. x and y may have any alignment (an initializer's
+ * raw_data is used where it lies in the caller's bytes), so elements are
+ * loaded and stored with memcpy, which compilers turn into one move.
  */
 #define ONYX__UNARY_KERNEL(tn, T, K, c, op)                                  \
   static void onyx__##tn##_v##op##__scalar(size_t n, const void *x, void *y, \
                                            const onyx__kparams *params) {    \
-    const T *src = x;                                                        \
-    T *dst = y;                                                              \
+    const unsigned char *src = x;                                            \
+    unsigned char *dst = y;                                                  \
     (void)params;                                                            \
     for (size_t i = 0; i < n; i++) {                                         \
-      const T v = src[i];                                                    \
+      T v;                                                                   \
+      memcpy(&v, src + i * sizeof v, sizeof v);                              \
       const onyx__c_##c xc = ONYX__LOAD_##K(c, v);                           \
-      dst[i] = ONYX__RESULT_##K(T, v, xc, onyx__##op##_##c(xc));             \
+      const T r = ONYX__RESULT_##K(T, v, xc, onyx__##op##_##c(xc));          \
+      memcpy(dst + i * sizeof r, &r, sizeof r);                              \
     }                                                                        \
   }
 
 #define ONYX__CLIP_KERNEL(tn, T, K, c, rule)                                     \
   static void onyx__##tn##_vclip__scalar(size_t n, const void *x, void *y,       \
                                          const onyx__kparams *params) {          \
-    const T *src = x;                                                            \
-    T *dst = y;                                                                  \
+    const unsigned char *src = x;                                                \
+    unsigned char *dst = y;                                                      \
     const onyx__c_##c lo = params->c.lo, hi = params->c.hi;                      \
     for (size_t i = 0; i < n; i++) {                                             \
-      const T v = src[i];                                                        \
+      T v;                                                                       \
+      memcpy(&v, src + i * sizeof v, sizeof v);                                  \
       const onyx__c_##c xc = ONYX__LOAD_##K(c, v);                               \
-      dst[i] = ONYX__RESULT_##K(T, v, xc, onyx__clip_##rule(xc, lo, hi));        \
+      const T r = ONYX__RESULT_##K(T, v, xc, onyx__clip_##rule(xc, lo, hi));     \
+      memcpy(dst + i * sizeof r, &r, sizeof r);                                  \
     }                                                                            \
   }
 

@@ -855,7 +855,8 @@ static void visit_lengths(onyx__ukernel k, onyx__kop op, onyx_dtype dt, onyx_isa
                           const bound *lo, const bound *hi, void *ctx) {
   (void)ctx;
   /* Lengths cross every tile a SIMD kernel might use (up to 64 elements)
-   * and its tails; the run starts one element into the buffer, so it is
+   * and its tails. The run starts at every byte offset from 0 to one
+   * element: kernels take inputs at any alignment, and one element in is
    * misaligned for any vector wider than one element. */
   enum { guard = 3, maxn = 67 };
   const unsigned char poison = 0xa5;
@@ -865,8 +866,8 @@ static void visit_lengths(onyx__ukernel k, onyx__kop op, onyx_dtype dt, onyx_isa
   unsigned char x[(maxn + 2 * guard) * 8], y[(maxn + 2 * guard) * 8], z[(maxn + 2 * guard) * 8];
   onyx__kparams p = params_for(dt, lo, hi);
   for (size_t n = 1; n <= maxn; n++) {
-    for (size_t off = 0; off <= 1; off++) {
-      size_t start = (guard + off) * sz;
+    for (size_t off = 0; off <= sz; off++) {
+      size_t start = guard * sz + off;
       uint64_t xs[maxn];
       for (size_t i = 0; i < n; i++) xs[i] = pool[(i * 7 + n) % np];
       memset(x, poison, sizeof x);

@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,7 @@
 #include "core/alloc.h"
 #include "model/model.h"
 #include "model/pb.h"
+#include "model_builder.h"
 
 #ifndef ONYX_TESTDATA_DIR
 #define ONYX_TESTDATA_DIR "/usr/share/libonnx-testdata/data"
@@ -945,6 +947,48 @@ static void test_conformance_models(void **state) {
   onyx_model_free(m);
 }
 
+/* A model in memory keeps its large raw_data where it lies, at every
+ * alignment, and kernels read it there: y = Ceil(w) is right bit for bit. */
+static void test_memory_payload_in_place(void **state) {
+  (void)state;
+  enum { N = ONYX__DEFER_MIN / 4 + 3 };
+  float *w = malloc(N * sizeof *w);
+  assert_non_null(w);
+  for (int i = 0; i < N; i++) w[i] = (float)i * 0.37f - 100.0f;
+  int64_t n = N;
+  for (size_t shift = 0; shift < 4; shift++) {
+    onyx__pbw g = {0}, m = {0};
+    mb_initializer(&g, "w", ONYX_DTYPE_FLOAT, 1, &n, w, N * sizeof *w);
+    mb_node(&g, "Ceil", "ceil", "w", NULL, NULL, "y", NULL);
+    mb_value(&g, 12, "y", ONYX_DTYPE_FLOAT, 1, &n);
+    mb_model(&m, 8, 13, &g);
+    /* The payload's offset in the buffer, moved by shift bytes. */
+    unsigned char *buf = malloc(m.len + 4);
+    assert_non_null(buf);
+    memcpy(buf + shift, m.buf, m.len);
+    onyx_model *model = NULL;
+    onyx_session *s = NULL;
+    onyx_error err = {0};
+    if (onyx_model_load_memory(buf + shift, m.len, &model, &err) != ONYX_OK) {
+      fail_msg("%s", err.message);
+    }
+    const uint8_t *data = model->graph.initializers[0].data;
+    assert_true(data > buf && data < buf + m.len + 4); /* in place, not copied */
+    if (onyx_session_create(model, NULL, &s, &err) != ONYX_OK) fail_msg("%s", err.message);
+    onyx_tensor y;
+    memset(&y, 0, sizeof y);
+    if (onyx_session_run(s, NULL, 0, &y, 1, &err) != ONYX_OK) fail_msg("%s", err.message);
+    const float *v = y.data;
+    for (int i = 0; i < N; i++) assert_true(v[i] == ceilf(w[i]));
+    onyx_free(y.data);
+    onyx_session_free(s);
+    onyx_model_free(model);
+    free(buf);
+    onyx__pbw_free(&m);
+  }
+  free(w);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_good_model),
@@ -959,6 +1003,7 @@ int main(void) {
       cmocka_unit_test(test_load_file_errors),
       cmocka_unit_test(test_load_file_good_and_oom),
       cmocka_unit_test(test_external_through_model),
+      cmocka_unit_test(test_memory_payload_in_place),
       cmocka_unit_test(test_conformance_models),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
