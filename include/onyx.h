@@ -238,10 +238,17 @@ ONYX_API void onyx_free(void *ptr);
 /**
  * @brief Loads and checks the ONNX model at path.
  *
- * The file is memory-mapped read-only and tensor payloads point into the
- * mapping where alignment allows. The model is parsed and its structure
- * checked here (wire format, ir_version, opset imports, tensor data,
- * external data).
+ * The file is memory-mapped read-only while it is parsed and its structure
+ * checked (wire format, ir_version, opset imports, tensor data, external
+ * data), then unmapped. Tensor payloads of 64 KiB or more, in the model
+ * file or in external data, are not read here: the first
+ * onyx_session_run() of a session of this model reads them (pread, into
+ * memory the model owns until onyx_model_free()), after checking that each
+ * file is still the one loaded (device, inode, size, modification time).
+ * A file truncated or replaced after load therefore makes that run fail
+ * with ONYX_IO naming it; it never faults, and a session never computes
+ * with weights other than those loaded. The model keeps the file open
+ * while a payload in it is unread. Smaller payloads are copied here.
  * @param path The model file; external data files are found relative to its
  *             folder.
  * @param out  Receives a new model the caller frees with onyx_model_free(),
@@ -257,8 +264,10 @@ ONYX_API onyx_status onyx_model_load_file(const char *path, onyx_model **out, on
  * @brief Like onyx_model_load_file(), on bytes in memory.
  *
  * onyx does not copy the bytes: they must stay valid and unchanged until
- * onyx_model_free(). A model loaded from memory may not use external data
- * (ONYX_EXTERNAL_DATA), since it has no folder.
+ * onyx_model_free(). Tensor payloads are used where they lie, at any
+ * alignment (only payloads under 64 KiB that are not aligned to their
+ * element size are copied). A model loaded from memory may not use
+ * external data (ONYX_EXTERNAL_DATA), since it has no folder.
  * @param data The serialized ModelProto.
  * @param size Its length in bytes.
  * @param out  Receives a new model, or NULL on failure.
@@ -329,6 +338,34 @@ typedef struct onyx_node_info {
  */
 ONYX_API onyx_status onyx_model_node(const onyx_model *model, size_t index, onyx_node_info *out,
                                      onyx_error *err);
+
+/**
+ * @brief The model's descriptive fields, as onyx_model_metadata() gives
+ * them. Every string belongs to the model and stays valid until
+ * onyx_model_free(); a field the model omits is "" (model_version 0). A
+ * value holding a NUL byte reads, as a C string, up to the NUL.
+ */
+typedef struct onyx_model_meta {
+  const char *producer_name;    /**< ModelProto.producer_name ("pytorch"). */
+  const char *producer_version; /**< ModelProto.producer_version. */
+  const char *domain;           /**< ModelProto.domain (the model's namespace). */
+  int64_t model_version;        /**< ModelProto.model_version. */
+  const char *doc_string;       /**< ModelProto.doc_string. */
+  const char *graph_name;       /**< GraphProto.name. */
+  size_t metadata_count;        /**< Entries in metadata_props. */
+  const char *const *metadata_keys;   /**< metadata_props keys, in model order. */
+  const char *const *metadata_values; /**< metadata_props values, in model order. */
+} onyx_model_meta;
+/**
+ * @brief Describes the model: producer, versions, doc string, graph name
+ * and metadata_props (a key may appear more than once, as in the file).
+ * @param model A loaded model.
+ * @param out   Receives the fields; nothing is allocated.
+ * @param err   Receives the status and message on failure; may be NULL.
+ * @return ONYX_OK, or ONYX_INVALID_ARGUMENT for a NULL pointer.
+ */
+ONYX_API onyx_status onyx_model_metadata(const onyx_model *model, onyx_model_meta *out,
+                                         onyx_error *err);
 
 /* ---- Sessions ---------------------------------------------------------- */
 
@@ -451,7 +488,9 @@ ONYX_API onyx_status onyx_session_output_info(const onyx_session *session, size_
  * @return ONYX_OK, or ONYX_INVALID_ARGUMENT, ONYX_INPUT_MISSING (fewer
  *         inputs, or a NULL data pointer for a non-empty tensor),
  *         ONYX_INPUT_TYPE, ONYX_INPUT_SHAPE, ONYX_BUFFER_TOO_SMALL,
- *         ONYX_OUT_OF_MEMORY, ONYX_LIMIT.
+ *         ONYX_OUT_OF_MEMORY, ONYX_LIMIT, or ONYX_IO when a large initializer
+ *         cannot be read from its file on the first run (see
+ *         onyx_model_load_file()).
  */
 ONYX_API onyx_status onyx_session_run(onyx_session *session, const onyx_tensor *inputs,
                                       size_t n_inputs, onyx_tensor *outputs, size_t n_outputs,

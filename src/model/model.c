@@ -23,7 +23,19 @@
 #include "model/pb.h"
 
 /* Field numbers, from onnx.proto. */
-enum { M_IR_VERSION = 1, M_OPSET_IMPORT = 8, M_GRAPH = 7, M_METADATA = 14 };
+enum {
+  M_IR_VERSION = 1,
+  M_PRODUCER_NAME = 2,
+  M_PRODUCER_VERSION = 3,
+  M_DOMAIN = 4,
+  M_MODEL_VERSION = 5,
+  M_DOC_STRING = 6,
+  M_GRAPH = 7,
+  M_OPSET_IMPORT = 8,
+  M_METADATA = 14,
+  M_TRAINING_INFO = 20,
+  M_FUNCTIONS = 25
+};
 enum { OS_DOMAIN = 1, OS_VERSION = 2 };
 enum {
   G_NODE = 1,
@@ -801,68 +813,73 @@ static onyx_status check_opsets(parser *ps, onyx_error *err) {
   return ONYX_OK;
 }
 
-onyx_status onyx__model_parse(onyx_model *m, onyx_error *err) {
-  if (m == NULL || (m->bytes == NULL && m->size != 0)) {
-    return onyx__fail(err, ONYX_INVALID_ARGUMENT, "onyx__model_parse: no bytes");
-  }
-  parser ps = {m, &m->arena, {m->bytes, &m->arena, m->dir, m->payloads}};
-  const int depth = 1;
-  onyx__pb r;
-  onyx__pb_init(&r, m->bytes, m->bytes, m->size);
-  onyx__pb_field graph = {0};
-  bool has_graph = false;
-  bool has_ir = false;
-  m->ir_version = 0;
-  m->n_opsets = 0;
+/* The model's top-level fields: what pass 1 keeps. */
+typedef struct top {
+  onyx__pb_field graph;
+  bool has_graph, has_ir;
+} top;
 
-  /* Pass 1: the top level, validating everything onyx does not decode. */
-  while (!onyx__pb_done(&r)) {
-    onyx__pb_field f;
-    ONYX__TRY(onyx__pb_next(&r, &f, err));
-    switch (f.number) {
-      case M_IR_VERSION:
-        ONYX__TRY(want_wire(&f, ONYX__WIRE_VARINT, "ir_version", err));
-        m->ir_version = (int64_t)f.u;
-        has_ir = true;
-        break;
-      case M_OPSET_IMPORT:
-        ONYX__TRY(want_wire(&f, ONYX__WIRE_LEN, "opset_import", err));
-        m->n_opsets++;
-        break;
-      case M_GRAPH:
-        ONYX__TRY(want_wire(&f, ONYX__WIRE_LEN, "graph", err));
-        /* protobuf would merge two graphs; no writer produces that, and
-         * guessing what was meant is worse than saying so. */
-        if (has_graph) {
-          return onyx__fail(err, ONYX_PARSE, "the model has more than one graph (at byte %zu)",
-                            f.offset);
-        }
-        graph = f;
-        has_graph = true;
-        break;
-      case 2: /* producer_name */
-      case 3: /* producer_version */
-      case 4: /* domain */
-      case 6: /* doc_string */
-        ONYX__TRY(want_wire(&f, ONYX__WIRE_LEN, "string", err));
-        break;
-      case 5: /* model_version */
-        ONYX__TRY(want_wire(&f, ONYX__WIRE_VARINT, "model_version", err));
-        break;
-      case M_METADATA:
-        ONYX__TRY(skim(&r, &f, SK_LEAF, depth + 1, err));
-        break;
-      case 20: /* training_info */
-        ONYX__TRY(skim(&r, &f, SK_TRAINING, depth + 1, err));
-        break;
-      case 25: /* functions */
-        ONYX__TRY(skim(&r, &f, SK_FUNCTION, depth + 1, err));
-        break;
-      default:
-        break; /* unknown fields are skipped, as protobuf requires */
-    }
-  }
+/* A descriptive string field (producer_name, ...): copied whole; a value
+ * holding a NUL byte reads, as a C string, up to the NUL. */
+static onyx_status copy_text(parser *ps, const onyx__pb_field *f, const char *what,
+                             const char **out, onyx_error *err) {
+  ONYX__TRY(want_wire(f, ONYX__WIRE_LEN, what, err));
+  *out = onyx__arena_strndup(ps->arena, (const char *)f->data, f->len);
+  if (*out == NULL) return onyx__fail(err, ONYX_OUT_OF_MEMORY, "out of memory copying %s", what);
+  return ONYX_OK;
+}
 
+/* One top-level field in pass 1: scalars and descriptive strings are
+ * kept, lists counted, and messages onyx does not decode validated. */
+static onyx_status top_field(parser *ps, const onyx__pb *r, const onyx__pb_field *f, top *t,
+                             onyx_error *err) {
+  onyx_model *m = ps->m;
+  switch (f->number) {
+    case M_IR_VERSION:
+      ONYX__TRY(want_wire(f, ONYX__WIRE_VARINT, "ir_version", err));
+      m->ir_version = (int64_t)f->u;
+      t->has_ir = true;
+      return ONYX_OK;
+    case M_OPSET_IMPORT:
+      ONYX__TRY(want_wire(f, ONYX__WIRE_LEN, "opset_import", err));
+      m->n_opsets++;
+      return ONYX_OK;
+    case M_GRAPH:
+      ONYX__TRY(want_wire(f, ONYX__WIRE_LEN, "graph", err));
+      /* protobuf would merge two graphs; no writer produces that, and
+       * guessing what was meant is worse than saying so. */
+      if (t->has_graph) {
+        return onyx__fail(err, ONYX_PARSE, "the model has more than one graph (at byte %zu)",
+                          f->offset);
+      }
+      t->graph = *f;
+      t->has_graph = true;
+      return ONYX_OK;
+    case M_PRODUCER_NAME:
+      return copy_text(ps, f, "producer_name", &m->meta.producer_name, err);
+    case M_PRODUCER_VERSION:
+      return copy_text(ps, f, "producer_version", &m->meta.producer_version, err);
+    case M_DOMAIN:
+      return copy_text(ps, f, "domain", &m->meta.domain, err);
+    case M_DOC_STRING:
+      return copy_text(ps, f, "doc_string", &m->meta.doc_string, err);
+    case M_MODEL_VERSION:
+      ONYX__TRY(want_wire(f, ONYX__WIRE_VARINT, "model_version", err));
+      m->meta.model_version = (int64_t)f->u;
+      return ONYX_OK;
+    case M_METADATA:
+      m->meta.n_props++;
+      return skim(r, f, SK_LEAF, 2, err);
+    case M_TRAINING_INFO:
+      return skim(r, f, SK_TRAINING, 2, err);
+    case M_FUNCTIONS:
+      return skim(r, f, SK_FUNCTION, 2, err);
+    default:
+      return ONYX_OK; /* unknown fields are skipped, as protobuf requires */
+  }
+}
+
+static onyx_status check_ir_version(const onyx_model *m, bool has_ir, onyx_error *err) {
   if (!has_ir || m->ir_version == 0) {
     return onyx__fail(err, ONYX_IR_VERSION, "the model has no ir_version; onyx reads %d to %d",
                       ONYX__MIN_IR_VERSION, ONYX__MAX_IR_VERSION);
@@ -871,26 +888,76 @@ onyx_status onyx__model_parse(onyx_model *m, onyx_error *err) {
     return onyx__fail(err, ONYX_IR_VERSION, "ir_version %lld is not supported; onyx reads %d to %d",
                       (long long)m->ir_version, ONYX__MIN_IR_VERSION, ONYX__MAX_IR_VERSION);
   }
+  return ONYX_OK;
+}
 
-  ALLOC_LIST(ps.arena, m->opsets, m->n_opsets, err);
-  size_t k = 0;
+/* One metadata_props entry (StringStringEntryProto: key 1, value 2). */
+static onyx_status decode_prop(parser *ps, const onyx__pb *r, const onyx__pb_field *f,
+                               size_t index, onyx_error *err) {
+  onyx__meta *meta = &ps->m->meta;
+  meta->keys[index] = meta->values[index] = "";
+  onyx__pb s = onyx__pb_sub(r, f);
+  while (!onyx__pb_done(&s)) {
+    onyx__pb_field g;
+    ONYX__TRY(onyx__pb_next(&s, &g, err));
+    if (g.number == 1) ONYX__TRY(copy_text(ps, &g, "key", &meta->keys[index], err));
+    if (g.number == 2) ONYX__TRY(copy_text(ps, &g, "value", &meta->values[index], err));
+  }
+  return ONYX_OK;
+}
+
+/* Pass 2 over the top level: the opset imports and metadata_props, each
+ * list in one allocation sized by pass 1. */
+static onyx_status decode_top_lists(parser *ps, onyx_error *err) {
+  onyx_model *m = ps->m;
+  ALLOC_LIST(ps->arena, m->opsets, m->n_opsets, err);
+  ALLOC_LIST(ps->arena, m->meta.keys, m->meta.n_props, err);
+  ALLOC_LIST(ps->arena, m->meta.values, m->meta.n_props, err);
+  size_t k = 0, p = 0;
+  onyx__pb r;
   onyx__pb_init(&r, m->bytes, m->bytes, m->size);
   while (!onyx__pb_done(&r)) {
     onyx__pb_field f;
     ONYX__TRY(onyx__pb_next(&r, &f, err));
-    if (f.number != M_OPSET_IMPORT) continue;
-    onyx_status st = decode_opset(&ps, &r, &f, depth + 1, &m->opsets[k], err);
-    if (st != ONYX_OK) {
-      onyx__error_prefix(err, "opset import %zu", k);
-      return st;
+    onyx_status st = ONYX_OK;
+    if (f.number == M_OPSET_IMPORT) {
+      st = decode_opset(ps, &r, &f, 2, &m->opsets[k], err);
+      if (st != ONYX_OK) onyx__error_prefix(err, "opset import %zu", k);
+      k++;
+    } else if (f.number == M_METADATA) {
+      st = decode_prop(ps, &r, &f, p, err);
+      if (st != ONYX_OK) onyx__error_prefix(err, "metadata_props %zu", p);
+      p++;
     }
-    k++;
+    if (st != ONYX_OK) return st;
   }
-  ONYX__TRY(check_opsets(&ps, err));
+  return ONYX_OK;
+}
 
-  if (!has_graph) return onyx__fail(err, ONYX_PARSE, "the model has no graph");
+onyx_status onyx__model_parse(onyx_model *m, onyx_error *err) {
+  if (m == NULL || (m->bytes == NULL && m->size != 0)) {
+    return onyx__fail(err, ONYX_INVALID_ARGUMENT, "onyx__model_parse: no bytes");
+  }
+  parser ps = {m, &m->arena, {m->bytes, &m->arena, m->dir, m->payloads}};
+  m->ir_version = 0;
+  m->n_opsets = 0;
+  m->meta = (onyx__meta){"", "", "", "", 0, 0, NULL, NULL};
+  top t = {0};
+  /* Pass 1: the top level, validating everything onyx does not decode.
+   * The model is depth 1, its fields' messages depth 2. */
+  onyx__pb r;
   onyx__pb_init(&r, m->bytes, m->bytes, m->size);
-  return decode_graph(&ps, &r, &graph, depth + 1, &m->graph, err);
+  while (!onyx__pb_done(&r)) {
+    onyx__pb_field f;
+    ONYX__TRY(onyx__pb_next(&r, &f, err));
+    ONYX__TRY(top_field(&ps, &r, &f, &t, err));
+  }
+  ONYX__TRY(check_ir_version(m, t.has_ir, err));
+  ONYX__TRY(decode_top_lists(&ps, err));
+  ONYX__TRY(check_opsets(&ps, err));
+  if (!t.has_graph) return onyx__fail(err, ONYX_PARSE, "the model has no graph");
+  onyx__pb_init(&r, m->bytes, m->bytes, m->size);
+  return decode_graph(&ps, &r, &t.graph, 2, &m->graph, err);
 }
 
 /* ---- Public getters ------------------------------------------------------- */
@@ -940,5 +1007,23 @@ onyx_status onyx_model_node(const onyx_model *model, size_t index, onyx_node_inf
   out->inputs = (const char *const *)n->inputs;
   out->output_count = n->n_outputs;
   out->outputs = (const char *const *)n->outputs;
+  return ONYX_OK;
+}
+
+onyx_status onyx_model_metadata(const onyx_model *model, onyx_model_meta *out, onyx_error *err) {
+  if (model == NULL || out == NULL) {
+    return onyx__fail(err, ONYX_INVALID_ARGUMENT, "onyx_model_metadata: %s is NULL",
+                      model == NULL ? "model" : "out");
+  }
+  const onyx__meta *m = &model->meta;
+  out->producer_name = m->producer_name;
+  out->producer_version = m->producer_version;
+  out->domain = m->domain;
+  out->model_version = m->model_version;
+  out->doc_string = m->doc_string;
+  out->graph_name = model->graph.name;
+  out->metadata_count = m->n_props;
+  out->metadata_keys = (const char *const *)m->keys;
+  out->metadata_values = (const char *const *)m->values;
   return ONYX_OK;
 }

@@ -989,6 +989,72 @@ static void test_memory_payload_in_place(void **state) {
   free(w);
 }
 
+/* A metadata_props entry as ModelProto field 14. */
+static void put_prop(onyx__pbw *m, const char *key, const char *value) {
+  onyx__pbw e = {0};
+  mb_str(&e, 1, key);
+  mb_str(&e, 2, value);
+  mb_msg(m, 14, &e);
+}
+
+static void test_metadata(void **state) {
+  (void)state;
+  int64_t n = 2;
+  onyx__pbw g = {0}, m = {0};
+  mb_node(&g, "Ceil", "ceil", "x", NULL, NULL, "y", NULL);
+  mb_value(&g, 11, "x", ONYX_DTYPE_FLOAT, 1, &n);
+  mb_value(&g, 12, "y", ONYX_DTYPE_FLOAT, 1, &n);
+  mb_str(&m, 2, "exporter");
+  mb_str(&m, 3, "1.2.3");
+  put_prop(&m, "author", "someone");
+  mb_str(&m, 4, "org.example");
+  onyx__pbw_uint(&m, 5, 42);
+  onyx__pbw_bytes(&m, 6, "doc\0hidden", 10);
+  mb_model(&m, 8, 13, &g); /* the graph is named "g" */
+  put_prop(&m, "author", "someone else");
+  put_prop(&m, "", "");
+
+  onyx_model *model = NULL;
+  onyx_error err = {0};
+  if (onyx_model_load_memory(m.buf, m.len, &model, &err) != ONYX_OK) fail_msg("%s", err.message);
+  onyx_model_meta meta;
+  assert_int_equal(onyx_model_metadata(model, &meta, &err), ONYX_OK);
+  assert_string_equal(meta.producer_name, "exporter");
+  assert_string_equal(meta.producer_version, "1.2.3");
+  assert_string_equal(meta.domain, "org.example");
+  assert_int_equal(meta.model_version, 42);
+  assert_string_equal(meta.doc_string, "doc");
+  assert_string_equal(meta.graph_name, "g");
+  assert_int_equal(meta.metadata_count, 3);
+  static const char *const keys[] = {"author", "author", ""};
+  static const char *const values[] = {"someone", "someone else", ""};
+  for (size_t i = 0; i < 3; i++) {
+    assert_string_equal(meta.metadata_keys[i], keys[i]);
+    assert_string_equal(meta.metadata_values[i], values[i]);
+  }
+  assert_int_equal(onyx_model_metadata(model, NULL, &err), ONYX_INVALID_ARGUMENT);
+  assert_int_equal(onyx_model_metadata(NULL, &meta, &err), ONYX_INVALID_ARGUMENT);
+  onyx_model_free(model);
+
+  /* A model without them: "" and 0. A value of the wrong wire type is
+   * refused. */
+  onyx__pbw g2 = {0}, m2 = {0};
+  mb_node(&g2, "Ceil", "ceil", "x", NULL, NULL, "y", NULL);
+  mb_model(&m2, 8, 13, &g2);
+  if (onyx_model_load_memory(m2.buf, m2.len, &model, &err) != ONYX_OK) fail_msg("%s", err.message);
+  assert_int_equal(onyx_model_metadata(model, &meta, &err), ONYX_OK);
+  assert_string_equal(meta.producer_name, "");
+  assert_string_equal(meta.doc_string, "");
+  assert_int_equal(meta.model_version, 0);
+  assert_int_equal(meta.metadata_count, 0);
+  onyx_model_free(model);
+  onyx__pbw_uint(&m2, 2, 7);
+  assert_int_equal(onyx_model_load_memory(m2.buf, m2.len, &model, &err), ONYX_PARSE);
+  assert_non_null(strstr(err.message, "producer_name"));
+  onyx__pbw_free(&m);
+  onyx__pbw_free(&m2);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_good_model),
@@ -1004,6 +1070,7 @@ int main(void) {
       cmocka_unit_test(test_load_file_good_and_oom),
       cmocka_unit_test(test_external_through_model),
       cmocka_unit_test(test_memory_payload_in_place),
+      cmocka_unit_test(test_metadata),
       cmocka_unit_test(test_conformance_models),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
