@@ -393,109 +393,108 @@ static onyx__attr_type attr_type_of_field(uint32_t number) {
   }
 }
 
-static onyx_status decode_attr_body(parser *ps, const onyx__pb *r, const onyx__pb_field *f,
-                                    int depth, onyx__attr *a, onyx_error *err) {
-  onyx__pb s = onyx__pb_sub(r, f);
-  int64_t type = 0;
-  bool has_type = false;
-  uint32_t present = 0; /* bit per onyx__attr_type with a value field */
-  onyx__pb_field t = {0};
-  bool has_t = false;
+/* What pass 1 over an attribute keeps besides the scalars it stores. */
+typedef struct attr_scan {
+  int64_t type;
+  bool has_type;
+  uint32_t present; /* bit per onyx__attr_type with a value field */
+  onyx__pb_field t; /* the last tensor */
+  bool has_t;
+} attr_scan;
 
-  /* Pass 1: scalars, the last tensor, list sizes; validate the rest. */
-  while (!onyx__pb_done(&s)) {
-    onyx__pb_field g;
-    ONYX__TRY(onyx__pb_next(&s, &g, err));
-    onyx__attr_type vt = attr_type_of_field(g.number);
-    if (vt != ONYX__ATTR_UNDEFINED) present |= 1u << vt;
-    switch (g.number) {
-      case A_NAME:
-        break; /* copied by the caller */
-      case A_TYPE:
-        ONYX__TRY(want_wire(&g, ONYX__WIRE_VARINT, "type", err));
-        type = (int32_t)(uint32_t)g.u; /* an enum is an int32 on the wire */
-        has_type = true;
-        break;
-      case A_F: {
-        ONYX__TRY(want_wire(&g, ONYX__WIRE_FIXED32, "f", err));
-        uint32_t bits = (uint32_t)g.u;
-        memcpy(&a->f, &bits, sizeof a->f);
-        break;
-      }
-      case A_I:
-        ONYX__TRY(want_wire(&g, ONYX__WIRE_VARINT, "i", err));
-        a->i = (int64_t)g.u;
-        break;
-      case A_S:
-        /* s is declared bytes: a NUL inside is kept, and s_len says how
-         * long the value really is. */
-        ONYX__TRY(want_wire(&g, ONYX__WIRE_LEN, "s", err));
-        a->s = onyx__arena_strndup(ps->arena, (const char *)g.data, g.len);
-        if (a->s == NULL) return onyx__fail(err, ONYX_OUT_OF_MEMORY, "out of memory copying s");
-        a->s_len = g.len;
-        break;
-      case A_T:
-        ONYX__TRY(want_wire(&g, ONYX__WIRE_LEN, "t", err));
-        t = g;
-        has_t = true;
-        break;
-      case A_FLOATS: {
-        onyx__pb vals = {0};
-        size_t n = 0;
-        ONYX__TRY(onyx__pb_values(&s, &g, ONYX__WIRE_FIXED32, "floats", &vals, &n, err));
-        a->n_floats += n;
-        break;
-      }
-      case A_INTS: {
-        onyx__pb vals = {0};
-        size_t n = 0;
-        ONYX__TRY(onyx__pb_values(&s, &g, ONYX__WIRE_VARINT, "ints", &vals, &n, err));
-        a->n_ints += n;
-        break;
-      }
-      case A_STRINGS:
-        ONYX__TRY(want_wire(&g, ONYX__WIRE_LEN, "strings", err));
-        break;
-      case A_REF_ATTR_NAME:
-        ONYX__TRY(want_wire(&g, ONYX__WIRE_LEN, "ref_attr_name", err));
-        a->has_ref_attr_name = true;
-        break;
-      default: {
-        skim_kind child = skim_child(SK_ATTR, g.number);
-        if (child != SK_NONE) ONYX__TRY(skim(&s, &g, child, depth + 1, err));
-        break;
-      }
+/* Counts the values of a packed or unpacked list field into *count. */
+static onyx_status count_values(const onyx__pb *s, const onyx__pb_field *g, uint32_t wire,
+                                const char *what, size_t *count, onyx_error *err) {
+  onyx__pb vals = {0};
+  size_t n = 0;
+  ONYX__TRY(onyx__pb_values(s, g, wire, what, &vals, &n, err));
+  *count += n;
+  return ONYX_OK;
+}
+
+/* One field of an attribute in pass 1: scalars stored, the tensor kept,
+ * list sizes counted, everything else validated. */
+static onyx_status scan_attr_field(parser *ps, const onyx__pb *s, const onyx__pb_field *g,
+                                   int depth, onyx__attr *a, attr_scan *sc, onyx_error *err) {
+  onyx__attr_type vt = attr_type_of_field(g->number);
+  if (vt != ONYX__ATTR_UNDEFINED) sc->present |= 1u << vt;
+  switch (g->number) {
+    case A_NAME:
+      return ONYX_OK; /* copied by the caller */
+    case A_TYPE:
+      ONYX__TRY(want_wire(g, ONYX__WIRE_VARINT, "type", err));
+      sc->type = (int32_t)(uint32_t)g->u; /* an enum is an int32 on the wire */
+      sc->has_type = true;
+      return ONYX_OK;
+    case A_F: {
+      ONYX__TRY(want_wire(g, ONYX__WIRE_FIXED32, "f", err));
+      uint32_t bits = (uint32_t)g->u;
+      memcpy(&a->f, &bits, sizeof a->f);
+      return ONYX_OK;
+    }
+    case A_I:
+      ONYX__TRY(want_wire(g, ONYX__WIRE_VARINT, "i", err));
+      a->i = (int64_t)g->u;
+      return ONYX_OK;
+    case A_S:
+      /* s is declared bytes: a NUL inside is kept, and s_len says how
+       * long the value really is. */
+      ONYX__TRY(want_wire(g, ONYX__WIRE_LEN, "s", err));
+      a->s = onyx__arena_strndup(ps->arena, (const char *)g->data, g->len);
+      if (a->s == NULL) return onyx__fail(err, ONYX_OUT_OF_MEMORY, "out of memory copying s");
+      a->s_len = g->len;
+      return ONYX_OK;
+    case A_T:
+      ONYX__TRY(want_wire(g, ONYX__WIRE_LEN, "t", err));
+      sc->t = *g;
+      sc->has_t = true;
+      return ONYX_OK;
+    case A_FLOATS:
+      return count_values(s, g, ONYX__WIRE_FIXED32, "floats", &a->n_floats, err);
+    case A_INTS:
+      return count_values(s, g, ONYX__WIRE_VARINT, "ints", &a->n_ints, err);
+    case A_STRINGS:
+      return want_wire(g, ONYX__WIRE_LEN, "strings", err);
+    case A_REF_ATTR_NAME:
+      a->has_ref_attr_name = true;
+      return want_wire(g, ONYX__WIRE_LEN, "ref_attr_name", err);
+    default: {
+      skim_kind child = skim_child(SK_ATTR, g->number);
+      return child != SK_NONE ? skim(s, g, child, depth + 1, err) : ONYX_OK;
     }
   }
+}
 
-  /* Old exporters omit `type`; then the one value field present names it.
-   * With none or several, it stays undefined and the session refuses it. */
-  if (has_type && type != ONYX__ATTR_UNDEFINED) {
-    a->type = type < 0 || type > 255 ? (onyx__attr_type)255 : (onyx__attr_type)type;
-  } else if (present != 0 && (present & (present - 1)) == 0) {
-    int bit = 0;
-    while (!((present >> bit) & 1u)) bit++;
-    a->type = (onyx__attr_type)bit;
-  } else {
-    a->type = ONYX__ATTR_UNDEFINED;
+/* Old exporters omit `type`; then the one value field present names it.
+ * With none or several, it stays undefined and the session refuses it. */
+static onyx__attr_type attr_type(const attr_scan *sc) {
+  if (sc->has_type && sc->type != ONYX__ATTR_UNDEFINED) {
+    return sc->type < 0 || sc->type > 255 ? (onyx__attr_type)255 : (onyx__attr_type)sc->type;
   }
+  uint32_t present = sc->present;
+  if (present == 0 || (present & (present - 1)) != 0) return ONYX__ATTR_UNDEFINED;
+  int bit = 0;
+  while (!((present >> bit) & 1u)) bit++;
+  return (onyx__attr_type)bit;
+}
 
-  if (has_t) {
-    a->t = onyx__arena_alloc(ps->arena, sizeof *a->t);
-    if (a->t == NULL) return onyx__fail(err, ONYX_OUT_OF_MEMORY, "out of memory");
-    onyx_status st = onyx__tensor_decode_at(&ps->src, t.data, t.len, depth + 1, a->t, err);
-    if (st != ONYX_OK) {
-      onyx__error_prefix(err, "tensor");
-      return st;
-    }
-  }
+static onyx_status decode_attr_tensor(parser *ps, const onyx__pb_field *t, int depth,
+                                      onyx__attr *a, onyx_error *err) {
+  a->t = onyx__arena_alloc(ps->arena, sizeof *a->t);
+  if (a->t == NULL) return onyx__fail(err, ONYX_OUT_OF_MEMORY, "out of memory");
+  onyx_status st = onyx__tensor_decode_at(&ps->src, t->data, t->len, depth + 1, a->t, err);
+  if (st != ONYX_OK) onyx__error_prefix(err, "tensor");
+  return st;
+}
 
-  /* Pass 2: the lists. */
+/* Pass 2: the values of floats and ints, across every occurrence. */
+static onyx_status decode_attr_lists(parser *ps, const onyx__pb *r, const onyx__pb_field *f,
+                                     onyx__attr *a, onyx_error *err) {
   ALLOC_LIST(ps->arena, a->floats, a->n_floats, err);
   ALLOC_LIST(ps->arena, a->ints, a->n_ints, err);
   if (a->n_floats == 0 && a->n_ints == 0) return ONYX_OK;
   size_t nf = 0, ni = 0;
-  s = onyx__pb_sub(r, f);
+  onyx__pb s = onyx__pb_sub(r, f);
   while (!onyx__pb_done(&s)) {
     onyx__pb_field g;
     ONYX__TRY(onyx__pb_next(&s, &g, err));
@@ -518,6 +517,20 @@ static onyx_status decode_attr_body(parser *ps, const onyx__pb *r, const onyx__p
     }
   }
   return ONYX_OK;
+}
+
+static onyx_status decode_attr_body(parser *ps, const onyx__pb *r, const onyx__pb_field *f,
+                                    int depth, onyx__attr *a, onyx_error *err) {
+  attr_scan sc = {0};
+  onyx__pb s = onyx__pb_sub(r, f);
+  while (!onyx__pb_done(&s)) {
+    onyx__pb_field g;
+    ONYX__TRY(onyx__pb_next(&s, &g, err));
+    ONYX__TRY(scan_attr_field(ps, &s, &g, depth, a, &sc, err));
+  }
+  a->type = attr_type(&sc);
+  if (sc.has_t) ONYX__TRY(decode_attr_tensor(ps, &sc.t, depth, a, err));
+  return decode_attr_lists(ps, r, f, a, err);
 }
 
 static onyx_status decode_attr(parser *ps, const onyx__pb *r, const onyx__pb_field *f, int depth,
@@ -653,6 +666,86 @@ static void name_prefix(onyx_error *err, const char *what, size_t index, const c
   }
 }
 
+/* One field of a graph in pass 1: lists counted, the name copied, the
+ * messages onyx does not decode validated. */
+static onyx_status count_graph_field(parser *ps, const onyx__pb *s, const onyx__pb_field *h,
+                                     int depth, onyx__graph *g, onyx_error *err) {
+  switch (h->number) {
+    case G_NODE:
+      g->n_nodes++;
+      return want_wire(h, ONYX__WIRE_LEN, "node", err);
+    case G_INITIALIZER:
+      g->n_initializers++;
+      return want_wire(h, ONYX__WIRE_LEN, "initializer", err);
+    case G_INPUT:
+      g->n_inputs++;
+      return want_wire(h, ONYX__WIRE_LEN, "input", err);
+    case G_OUTPUT:
+      g->n_outputs++;
+      return want_wire(h, ONYX__WIRE_LEN, "output", err);
+    case G_SPARSE_INITIALIZER:
+      g->n_sparse_initializers++;
+      return skim(s, h, SK_SPARSE, depth + 1, err);
+    case G_NAME:
+      return onyx__copy_string(ps->arena, h, "the graph name", &g->name, err);
+    default: {
+      skim_kind child = skim_child(SK_GRAPH, h->number);
+      return child != SK_NONE ? skim(s, h, child, depth + 1, err) : ONYX_OK;
+    }
+  }
+}
+
+static onyx_status decode_initializer(parser *ps, const onyx__pb_field *h, int depth, size_t index,
+                                      onyx__tensor *t, onyx_error *err) {
+  onyx_status st = onyx__tensor_decode_at(&ps->src, h->data, h->len, depth, t, err);
+  if (st != ONYX_OK) {
+    if (t->name != NULL && t->name[0] != '\0') {
+      onyx__error_prefix(err, "initializer '%.64s'", t->name);
+    } else {
+      onyx__error_prefix(err, "initializer %zu", index);
+    }
+  }
+  return st;
+}
+
+static onyx_status decode_io(parser *ps, const onyx__pb *s, const onyx__pb_field *h, int depth,
+                             const char *what, size_t index, onyx__value_info *vi,
+                             onyx_error *err) {
+  onyx_status st = decode_value_info(ps, s, h, depth, vi, err);
+  if (st != ONYX_OK) name_prefix(err, what, index, vi->name);
+  return st;
+}
+
+/* How many entries of each list pass 2 has filled. */
+typedef struct graph_fill {
+  size_t nodes, initializers, inputs, outputs;
+} graph_fill;
+
+/* One field of a graph in pass 2: nodes, initializers, inputs, outputs. */
+static onyx_status decode_graph_field(parser *ps, const onyx__pb *s, const onyx__pb_field *h,
+                                      int depth, onyx__graph *g, graph_fill *n,
+                                      onyx_error *err) {
+  switch (h->number) {
+    case G_NODE:
+      n->nodes++;
+      return decode_node(ps, s, h, depth + 1, n->nodes - 1, &g->nodes[n->nodes - 1], err);
+    case G_INITIALIZER:
+      n->initializers++;
+      return decode_initializer(ps, h, depth + 1, n->initializers - 1,
+                                &g->initializers[n->initializers - 1], err);
+    case G_INPUT:
+      n->inputs++;
+      return decode_io(ps, s, h, depth + 1, "graph input", n->inputs - 1,
+                       &g->inputs[n->inputs - 1], err);
+    case G_OUTPUT:
+      n->outputs++;
+      return decode_io(ps, s, h, depth + 1, "graph output", n->outputs - 1,
+                       &g->outputs[n->outputs - 1], err);
+    default:
+      return ONYX_OK;
+  }
+}
+
 static onyx_status decode_graph(parser *ps, const onyx__pb *r, const onyx__pb_field *f, int depth,
                                 onyx__graph *g, onyx_error *err) {
   ONYX__TRY(want_wire(f, ONYX__WIRE_LEN, "graph", err));
@@ -662,89 +755,18 @@ static onyx_status decode_graph(parser *ps, const onyx__pb *r, const onyx__pb_fi
   while (!onyx__pb_done(&s)) {
     onyx__pb_field h;
     ONYX__TRY(onyx__pb_next(&s, &h, err));
-    switch (h.number) {
-      case G_NODE:
-        ONYX__TRY(want_wire(&h, ONYX__WIRE_LEN, "node", err));
-        g->n_nodes++;
-        break;
-      case G_INITIALIZER:
-        ONYX__TRY(want_wire(&h, ONYX__WIRE_LEN, "initializer", err));
-        g->n_initializers++;
-        break;
-      case G_INPUT:
-        ONYX__TRY(want_wire(&h, ONYX__WIRE_LEN, "input", err));
-        g->n_inputs++;
-        break;
-      case G_OUTPUT:
-        ONYX__TRY(want_wire(&h, ONYX__WIRE_LEN, "output", err));
-        g->n_outputs++;
-        break;
-      case G_SPARSE_INITIALIZER:
-        ONYX__TRY(skim(&s, &h, SK_SPARSE, depth + 1, err));
-        g->n_sparse_initializers++;
-        break;
-      case G_NAME:
-        ONYX__TRY(onyx__copy_string(ps->arena, &h, "the graph name", &g->name, err));
-        break;
-      default: {
-        skim_kind child = skim_child(SK_GRAPH, h.number);
-        if (child != SK_NONE) ONYX__TRY(skim(&s, &h, child, depth + 1, err));
-        break;
-      }
-    }
+    ONYX__TRY(count_graph_field(ps, &s, &h, depth, g, err));
   }
   ALLOC_LIST(ps->arena, g->nodes, g->n_nodes, err);
   ALLOC_LIST(ps->arena, g->initializers, g->n_initializers, err);
   ALLOC_LIST(ps->arena, g->inputs, g->n_inputs, err);
   ALLOC_LIST(ps->arena, g->outputs, g->n_outputs, err);
-
-  size_t nn = 0, ni = 0, nin = 0, nout = 0;
+  graph_fill n = {0};
   s = onyx__pb_sub(r, f);
   while (!onyx__pb_done(&s)) {
     onyx__pb_field h;
     ONYX__TRY(onyx__pb_next(&s, &h, err));
-    onyx_status st = ONYX_OK;
-    switch (h.number) {
-      case G_NODE:
-        ONYX__TRY(decode_node(ps, &s, &h, depth + 1, nn, &g->nodes[nn], err));
-        nn++;
-        break;
-      case G_INITIALIZER: {
-        onyx__tensor *t = &g->initializers[ni];
-        st = onyx__check_depth(depth + 1, h.offset, err);
-        if (st == ONYX_OK) {
-          st = onyx__tensor_decode_at(&ps->src, h.data, h.len, depth + 1, t, err);
-        }
-        if (st != ONYX_OK) {
-          if (t->name != NULL && t->name[0] != '\0') {
-            onyx__error_prefix(err, "initializer '%.64s'", t->name);
-          } else {
-            onyx__error_prefix(err, "initializer %zu", ni);
-          }
-          return st;
-        }
-        ni++;
-        break;
-      }
-      case G_INPUT:
-        st = decode_value_info(ps, &s, &h, depth + 1, &g->inputs[nin], err);
-        if (st != ONYX_OK) {
-          name_prefix(err, "graph input", nin, g->inputs[nin].name);
-          return st;
-        }
-        nin++;
-        break;
-      case G_OUTPUT:
-        st = decode_value_info(ps, &s, &h, depth + 1, &g->outputs[nout], err);
-        if (st != ONYX_OK) {
-          name_prefix(err, "graph output", nout, g->outputs[nout].name);
-          return st;
-        }
-        nout++;
-        break;
-      default:
-        break;
-    }
+    ONYX__TRY(decode_graph_field(ps, &s, &h, depth, g, &n, err));
   }
   return ONYX_OK;
 }

@@ -235,6 +235,58 @@ static onyx_status decode_ext_entry(const onyx__pb *r, const onyx__pb_field *f, 
   return ONYX_OK;
 }
 
+/* The range of the int32_data values of type t. */
+static void int32_data_range(onyx_dtype t, int64_t *lo, int64_t *hi) {
+  switch (t) {
+    case ONYX_DTYPE_INT8:
+      *lo = INT8_MIN, *hi = INT8_MAX;
+      return;
+    case ONYX_DTYPE_UINT8:
+      *lo = 0, *hi = UINT8_MAX;
+      return;
+    case ONYX_DTYPE_INT16:
+      *lo = INT16_MIN, *hi = INT16_MAX;
+      return;
+    case ONYX_DTYPE_INT32:
+      *lo = INT32_MIN, *hi = INT32_MAX;
+      return;
+    default: /* uint16, and the bit patterns of float16 and bfloat16 */
+      *lo = 0, *hi = UINT16_MAX;
+      return;
+  }
+}
+
+/* Stores int32_data value v as element i of type t. int32 values are sent
+ * sign-extended to 64 bits; anything that is not a sign-extended value in
+ * the type's range is refused rather than truncated. */
+static onyx_status store_int32_data(onyx_dtype t, int64_t v, uint8_t *dst, size_t i,
+                                    onyx_error *err) {
+  int64_t lo, hi;
+  int32_data_range(t, &lo, &hi);
+  if (v < lo || v > hi) {
+    return onyx__fail(err, ONYX_TENSOR_DATA,
+                      "int32_data value %lld (index %zu) is out of range for %s", (long long)v, i,
+                      onyx_dtype_name(t));
+  }
+  /* Conversion to an unsigned type keeps the two's complement bits. */
+  switch (onyx_dtype_size(t)) {
+    case 4: {
+      int32_t x = (int32_t)v;
+      memcpy(dst + 4 * i, &x, 4);
+      break;
+    }
+    case 2: {
+      uint16_t x = (uint16_t)v;
+      memcpy(dst + 2 * i, &x, 2);
+      break;
+    }
+    default:
+      dst[i] = (uint8_t)v;
+      break;
+  }
+  return ONYX_OK;
+}
+
 /* Decodes one value of a typed field into element i of dst. */
 static onyx_status store_typed(int tf, onyx_dtype t, onyx__pb *vals, uint8_t *dst, size_t i,
                                onyx_error *err) {
@@ -277,58 +329,7 @@ static onyx_status store_typed(int tf, onyx_dtype t, onyx__pb *vals, uint8_t *ds
     default: { /* TF_INT32 */
       uint64_t raw = 0;
       ONYX__TRY(onyx__pb_varint(vals, &raw, err));
-      /* int32 values are sent sign-extended to 64 bits; anything that is not
-       * a sign-extended int32 is refused rather than truncated. */
-      int64_t v = as_int64(raw);
-      int64_t lo, hi;
-      switch (t) {
-        case ONYX_DTYPE_INT8:
-          lo = INT8_MIN, hi = INT8_MAX;
-          break;
-        case ONYX_DTYPE_UINT8:
-          lo = 0, hi = UINT8_MAX;
-          break;
-        case ONYX_DTYPE_INT16:
-          lo = INT16_MIN, hi = INT16_MAX;
-          break;
-        case ONYX_DTYPE_INT32:
-          lo = INT32_MIN, hi = INT32_MAX;
-          break;
-        default: /* uint16, and the bit patterns of float16 and bfloat16 */
-          lo = 0, hi = UINT16_MAX;
-          break;
-      }
-      if (v < lo || v > hi) {
-        return onyx__fail(err, ONYX_TENSOR_DATA,
-                          "int32_data value %lld (index %zu) is out of range for %s", (long long)v,
-                          i, onyx_dtype_name(t));
-      }
-      switch (t) {
-        case ONYX_DTYPE_INT8: {
-          int8_t x = (int8_t)v;
-          memcpy(dst + i, &x, 1);
-          break;
-        }
-        case ONYX_DTYPE_UINT8:
-          dst[i] = (uint8_t)v;
-          break;
-        case ONYX_DTYPE_INT16: {
-          int16_t x = (int16_t)v;
-          memcpy(dst + 2 * i, &x, 2);
-          break;
-        }
-        case ONYX_DTYPE_INT32: {
-          int32_t x = (int32_t)v;
-          memcpy(dst + 4 * i, &x, 4);
-          break;
-        }
-        default: {
-          uint16_t x = (uint16_t)v;
-          memcpy(dst + 2 * i, &x, 2);
-          break;
-        }
-      }
-      return ONYX_OK;
+      return store_int32_data(t, as_int64(raw), dst, i, err);
     }
   }
 }
