@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,17 +82,21 @@ static void truncate_files(const fixture *fx) {
   if (fx->data[0]) assert_int_equal(truncate(fx->data, 16), 0);
 }
 
-/* Runs s once; on success checks every output value against Ceil(w). */
+/* Checks every value of y against Ceil(w) and frees it. */
+static void check_output(onyx_tensor *y, const fixture *fx) {
+  assert_int_equal(y->size, N * sizeof(float));
+  const float *v = y->data;
+  for (int i = 0; i < N; i++) assert_true(v[i] == ceilf(fx->w[i]));
+  onyx_free(y->data);
+}
+
+/* Runs s once; on success checks the output. */
 static onyx_status run_once(onyx_session *s, const fixture *fx, onyx_error *err) {
   onyx_tensor y;
   memset(&y, 0, sizeof y);
   onyx_status st = onyx_session_run(s, NULL, 0, &y, 1, err);
-  if (st != ONYX_OK) return st;
-  assert_int_equal(y.size, N * sizeof(float));
-  const float *v = y.data;
-  for (int i = 0; i < N; i++) assert_true(v[i] == ceilf(fx->w[i]));
-  onyx_free(y.data);
-  return ONYX_OK;
+  if (st == ONYX_OK) check_output(&y, fx);
+  return st;
 }
 
 static void expect_io(onyx_status st, const onyx_error *err, const char *file) {
@@ -198,12 +203,65 @@ static void test_replaced_external(void **state) {
   replaced_after_load(true);
 }
 
+/* One session per thread, all of one model, all running for the first
+ * time at once: each payload is read once and every run sees all of it. */
+typedef struct first_run {
+  onyx_session *session;
+  pthread_barrier_t *start;
+  onyx_tensor y; /* checked by the main thread: cmocka asserts there only */
+  onyx_status status;
+  onyx_error err;
+} first_run;
+
+static void *first_run_thread(void *arg) {
+  first_run *r = arg;
+  pthread_barrier_wait(r->start);
+  r->status = onyx_session_run(r->session, NULL, 0, &r->y, 1, &r->err);
+  return NULL;
+}
+
+static void test_concurrent_first_runs(void **state) {
+  (void)state;
+  enum { THREADS = 4 };
+  for (int external = 0; external < 2; external++) {
+    fixture fx;
+    make_model(&fx, external);
+    onyx_model *m = NULL;
+    onyx_error err = {0};
+    if (onyx_model_load_file(fx.model, &m, &err) != ONYX_OK) fail_msg("%s", err.message);
+    pthread_barrier_t start;
+    assert_int_equal(pthread_barrier_init(&start, NULL, THREADS), 0);
+    first_run runs[THREADS];
+    pthread_t threads[THREADS];
+    for (int i = 0; i < THREADS; i++) {
+      memset(&runs[i], 0, sizeof runs[i]);
+      runs[i].start = &start;
+      if (onyx_session_create(m, NULL, &runs[i].session, &err) != ONYX_OK) {
+        fail_msg("%s", err.message);
+      }
+    }
+    for (int i = 0; i < THREADS; i++) {
+      assert_int_equal(pthread_create(&threads[i], NULL, first_run_thread, &runs[i]), 0);
+    }
+    for (int i = 0; i < THREADS; i++) {
+      assert_int_equal(pthread_join(threads[i], NULL), 0);
+      if (runs[i].status != ONYX_OK) fail_msg("%s", runs[i].err.message);
+      check_output(&runs[i].y, &fx);
+      onyx_session_free(runs[i].session);
+    }
+    pthread_barrier_destroy(&start);
+    onyx_model_free(m);
+    drop_fixture(&fx);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_truncated_embedded),
       cmocka_unit_test(test_truncated_external),
       cmocka_unit_test(test_replaced_embedded),
       cmocka_unit_test(test_replaced_external),
+      cmocka_unit_test(test_concurrent_first_runs),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
