@@ -1,8 +1,9 @@
 /*
  * The decoded ONNX model: the part of the schema onyx needs, as plain
  * structs. Everything lives in the model's arena; strings are NUL-terminated
- * copies (they are small), tensor payloads point into the model's bytes
- * whenever their alignment allows (they can be large).
+ * copies (they are small). Tensor payloads (they can be large) are copied
+ * when small, point into the caller's bytes for a model loaded from memory,
+ * and for a model file are read on first use (onyx__payloads).
  */
 #ifndef ONYX_MODEL_MODEL_H
 #define ONYX_MODEL_MODEL_H
@@ -27,7 +28,8 @@ typedef struct onyx__tensor {
   uint32_t rank;
   int64_t dims[ONYX_MAX_RANK];
   size_t count;      /* product of dims (1 for rank 0) */
-  const void *data;  /* count * dtype size bytes, little-endian; NULL if count == 0 */
+  const void *data;  /* count * dtype size bytes, little-endian, any alignment; NULL if
+                      * count == 0, or until a deferred payload is read */
   size_t nbytes;
 } onyx__tensor;
 
