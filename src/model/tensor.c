@@ -18,6 +18,7 @@
 #include "core/dtype.h"
 #include "core/error.h"
 #include "model/model.h"
+#include "model/payloads.h"
 #include "model/pb.h"
 
 /* Element payloads are stored and exchanged little-endian, and decoding
@@ -669,6 +670,57 @@ onyx_status onyx__tensor_decode(const uint8_t *bytes, size_t size, onyx__arena *
 
 /* ---- Public API ---------------------------------------------------------- */
 
+/*
+ * Hands decoded tensor t to the caller as out (and a copy of its name):
+ * the payload is copied from t.data, or, when t's payload was deferred
+ * (p holds it), read from p's file straight into the caller's buffer.
+ */
+static onyx_status export_tensor(const onyx__tensor *t, onyx__payloads *p, onyx_tensor *out,
+                                 char **name, onyx_error *err) {
+  void *data = NULL;
+  char *copy = NULL;
+  if (t->nbytes > 0 && (data = onyx__malloc(t->nbytes)) == NULL) goto oom;
+  if (name != NULL && (copy = onyx__malloc(strlen(t->name) + 1)) == NULL) goto oom;
+  if (t->nbytes > 0 && t->data != NULL) memcpy(data, t->data, t->nbytes);
+  if (t->nbytes > 0 && t->data == NULL) {
+    onyx_status st =
+        onyx__pread_full(p->fd, data, t->nbytes, p->items[0].offset, "the tensor's data", err);
+    if (st != ONYX_OK) {
+      onyx__free(data);
+      onyx__free(copy);
+      return st;
+    }
+  }
+  if (copy != NULL) memcpy(copy, t->name, strlen(t->name) + 1);
+  out->dtype = t->dtype;
+  out->rank = t->rank;
+  memcpy(out->dims, t->dims, sizeof out->dims);
+  out->data = data;
+  out->size = t->nbytes;
+  if (name != NULL) *name = copy;
+  return ONYX_OK;
+oom:
+  onyx__free(data);
+  onyx__free(copy);
+  return onyx__fail(err, ONYX_OUT_OF_MEMORY, "out of memory copying the tensor");
+}
+
+/* Decodes bytes (lying in a file held by p, or in memory when p is NULL)
+ * and exports the tensor; messages name the tensor when it has a name. */
+static onyx_status decode_export(const uint8_t *bytes, size_t size, onyx__payloads *p,
+                                 onyx_tensor *out, char **name, onyx_error *err) {
+  onyx__arena arena = {0};
+  onyx__tensor t;
+  onyx__tensor_src src = {bytes, &arena, NULL, p};
+  onyx_status st = onyx__tensor_decode_at(&src, bytes, size, 1, &t, err);
+  if (st == ONYX_OK) st = export_tensor(&t, p, out, name, err);
+  if (st != ONYX_OK && t.name != NULL && t.name[0] != '\0') {
+    onyx__error_prefix(err, "tensor '%.64s'", t.name);
+  }
+  onyx__arena_free(&arena);
+  return st;
+}
+
 onyx_status onyx_tensor_decode(const void *bytes, size_t size, onyx_tensor *out, char **name,
                                onyx_error *err) {
   if (name != NULL) *name = NULL;
@@ -679,41 +731,30 @@ onyx_status onyx_tensor_decode(const void *bytes, size_t size, onyx_tensor *out,
                       "onyx_tensor_decode: bytes is NULL but size is %zu", size);
   }
   static const uint8_t empty[1] = {0};
-  const uint8_t *b = bytes != NULL ? bytes : empty;
-  onyx__arena arena = {0};
-  onyx__tensor t;
-  onyx_status st = onyx__tensor_decode(b, size, &arena, NULL, 1, &t, err);
+  return decode_export(bytes != NULL ? bytes : empty, size, NULL, out, name, err);
+}
+
+/* The header is decoded from a mapping; a payload of ONYX__DEFER_MIN bytes
+ * or more is deferred and then read with pread into the caller's buffer,
+ * so that loading a tensor holds it once, and a file truncated meanwhile
+ * is an error rather than a fault. */
+static onyx_status load_tensor_file(const char *path, onyx_tensor *out, char **name,
+                                    onyx_error *err) {
+  const uint8_t *bytes = NULL;
+  size_t size = 0;
+  int fd = -1;
+  onyx__file_id id;
+  ONYX__TRY(onyx__map_file(path, &bytes, &size, &fd, &id, err));
+  onyx__payloads *p = NULL;
+  onyx_status st = onyx__payloads_new(fd, &id, NULL, &p, err);
   if (st != ONYX_OK) {
-    if (t.name != NULL && t.name[0] != '\0') onyx__error_prefix(err, "tensor '%.64s'", t.name);
-    onyx__arena_free(&arena);
-    return st;
+    close(fd);
+  } else {
+    st = decode_export(bytes, size, p, out, name, err);
   }
-  void *data = NULL;
-  char *copy = NULL;
-  if (t.nbytes > 0) {
-    data = onyx__malloc(t.nbytes);
-    if (data == NULL) goto oom;
-    memcpy(data, t.data, t.nbytes);
-  }
-  if (name != NULL) {
-    size_t n = strlen(t.name);
-    copy = onyx__malloc(n + 1);
-    if (copy == NULL) goto oom;
-    memcpy(copy, t.name, n + 1);
-  }
-  out->dtype = t.dtype;
-  out->rank = t.rank;
-  memcpy(out->dims, t.dims, sizeof out->dims);
-  out->data = data;
-  out->size = t.nbytes;
-  if (name != NULL) *name = copy;
-  onyx__arena_free(&arena);
-  return ONYX_OK;
-oom:
-  onyx__free(data);
-  onyx__free(copy);
-  onyx__arena_free(&arena);
-  return onyx__fail(err, ONYX_OUT_OF_MEMORY, "out of memory copying the tensor");
+  onyx__unmap_file(bytes, size);
+  onyx__payloads_free(p);
+  return st;
 }
 
 onyx_status onyx_tensor_load_file(const char *path, onyx_tensor *out, char **name,
@@ -724,13 +765,7 @@ onyx_status onyx_tensor_load_file(const char *path, onyx_tensor *out, char **nam
                       path == NULL ? "path" : "out");
   }
   memset(out, 0, sizeof *out);
-  const uint8_t *bytes = NULL;
-  size_t size = 0;
-  onyx_status st = onyx__map_file(path, &bytes, &size, NULL, NULL, err);
-  if (st == ONYX_OK) {
-    st = onyx_tensor_decode(bytes, size, out, name, err);
-    onyx__unmap_file(bytes, size);
-  }
+  onyx_status st = load_tensor_file(path, out, name, err);
   if (st != ONYX_OK) onyx__error_prefix(err, "%s", path);
   return st;
 }

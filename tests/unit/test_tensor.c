@@ -818,6 +818,53 @@ static void test_files(void **state) {
   assert_int_equal(rmdir(dir), 0);
 }
 
+/* A large tensor saved and loaded again: the header written then the data
+ * from the tensor's memory, the data read back with pread (it is deferred
+ * at decode), at an offset in the file that is not a multiple of 4. */
+static void test_large_file(void **state) {
+  (void)state;
+  enum { N = ONYX__DEFER_MIN / 4 * 2 + 1 };
+  char dir[] = "/tmp/onyx_tensor_XXXXXX";
+  assert_non_null(mkdtemp(dir));
+  float *v = malloc(N * sizeof *v);
+  assert_non_null(v);
+  for (int i = 0; i < N; i++) v[i] = (float)i * 0.25f - 7.0f;
+  onyx_tensor t = {ONYX_DTYPE_FLOAT, 2, {1, N}, v, N * sizeof *v};
+  onyx_error err = {0};
+  const char *path = join(dir, "big.pb");
+  for (size_t len = 1; len <= 4; len++) {
+    char name[8] = "abcd";
+    name[len] = '\0';
+    assert_int_equal(onyx_tensor_save_file(path, &t, name, &err), ONYX_OK);
+    void *bytes = NULL;
+    size_t size = 0;
+    assert_int_equal(onyx_tensor_encode(&t, name, &bytes, &size, &err), ONYX_OK);
+    /* The file holds exactly the bytes onyx_tensor_encode gives. */
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    unsigned char *file = malloc(size + 1);
+    assert_non_null(file);
+    assert_int_equal(fread(file, 1, size + 1, f), size);
+    fclose(f);
+    assert_memory_equal(file, bytes, size);
+    free(file);
+    onyx_tensor out;
+    char *got = NULL;
+    if (onyx_tensor_load_file(path, &out, &got, &err) != ONYX_OK) fail_msg("%s", err.message);
+    assert_string_equal(got, name);
+    assert_int_equal(out.rank, 2);
+    assert_int_equal(out.dims[1], N);
+    assert_int_equal(out.size, N * sizeof *v);
+    assert_memory_equal(out.data, v, N * sizeof *v);
+    onyx_free(out.data);
+    onyx_free(got);
+    onyx_free(bytes);
+  }
+  free(v);
+  unlink(path);
+  assert_int_equal(rmdir(dir), 0);
+}
+
 static void test_conformance_file(void **state) {
   (void)state;
   const char *path = ONYX_TESTDATA_DIR "/node/test_clip/test_data_set_0/input_0.pb";
@@ -1108,6 +1155,7 @@ int main(void) {
       cmocka_unit_test(test_public_encode_errors),
       cmocka_unit_test(test_public_decode_errors),
       cmocka_unit_test(test_files),
+      cmocka_unit_test(test_large_file),
       cmocka_unit_test(test_conformance_file),
       cmocka_unit_test(test_external_good),
       cmocka_unit_test(test_external_deferred),
