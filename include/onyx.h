@@ -516,6 +516,10 @@ ONYX_API onyx_status onyx_tensor_decode(const void *bytes, size_t size, onyx_ten
 
 /**
  * @brief Like onyx_tensor_decode(), on the contents of a file.
+ *
+ * The header is decoded from a temporary mapping; a payload of 64 KiB or
+ * more is then read into the new buffer directly, so the tensor is held
+ * once.
  * @param path The file (a .pb file as in the ONNX test folders).
  * @param out  Receives the tensor, as onyx_tensor_decode().
  * @param name If not NULL, receives a copy of the tensor's name.
@@ -539,6 +543,9 @@ ONYX_API onyx_status onyx_tensor_encode(const onyx_tensor *tensor, const char *n
 
 /**
  * @brief Like onyx_tensor_encode(), writing the bytes to a file.
+ *
+ * The small protobuf header is encoded, then the data is written from
+ * tensor->data itself: saving allocates no copy of the tensor.
  * @param path   The file to create or replace.
  * @param tensor The tensor.
  * @param name   The name to give it, or NULL for none.
