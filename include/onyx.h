@@ -261,6 +261,24 @@ ONYX_API void onyx_free(void *ptr);
 ONYX_API onyx_status onyx_model_load_file(const char *path, onyx_model **out, onyx_error *err);
 
 /**
+ * @brief Like onyx_model_load_file(), keeping the model file mapped for the
+ * model's life so that its tensor payloads are used in place (zero-copy,
+ * at any alignment) instead of read on the first run.
+ *
+ * Opt in only when the file cannot change while the model lives: if it is
+ * truncated, a run that reads a lost page kills the process with SIGBUS,
+ * and if it is written to, runs compute with the new bytes. External data
+ * is read on the first run as with onyx_model_load_file().
+ * @param path The model file.
+ * @param out  Receives a new model the caller frees with onyx_model_free(),
+ *             which unmaps the file, or NULL on failure.
+ * @param err  Receives the status and message on failure; may be NULL.
+ * @return As onyx_model_load_file().
+ */
+ONYX_API onyx_status onyx_model_load_file_mapped(const char *path, onyx_model **out,
+                                                 onyx_error *err);
+
+/**
  * @brief Like onyx_model_load_file(), on bytes in memory.
  *
  * onyx does not copy the bytes: they must stay valid and unchanged until

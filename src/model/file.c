@@ -118,6 +118,7 @@ void onyx__unmap_file(const uint8_t *bytes, size_t size) {
 void onyx_model_free(onyx_model *model) {
   if (model == NULL) return;
   onyx__payloads_free(model->payloads);
+  onyx__unmap_file(model->mapping, model->mapping_size);
   onyx__arena_free(&model->arena);
   onyx__free(model);
 }
@@ -131,8 +132,9 @@ static const char *dir_of(onyx__arena *arena, const char *path) {
   return onyx__arena_strndup(arena, path, (size_t)(slash - path));
 }
 
-/* Maps the file at path, parses it into m and unmaps it again. */
-static onyx_status load_mapped(onyx_model *m, const char *path, onyx_error *err) {
+/* Maps the file at path and parses it into m; unmaps it again unless
+ * keep, when tensors point into the mapping. */
+static onyx_status load_mapped(onyx_model *m, const char *path, bool keep, onyx_error *err) {
   const uint8_t *bytes = NULL;
   size_t size = 0;
   int fd = -1;
@@ -151,11 +153,12 @@ static onyx_status load_mapped(onyx_model *m, const char *path, onyx_error *err)
   if (st == ONYX_OK) {
     m->bytes = bytes;
     m->size = size;
+    if (keep) m->mapping = bytes, m->mapping_size = size;
     st = onyx__model_parse(m, err);
   }
-  /* Nothing points into the mapping after a parse: strings and small
-   * payloads were copied, large ones deferred. */
-  onyx__unmap_file(bytes, size);
+  /* Without keep nothing points into the mapping after a parse: strings
+   * and small payloads were copied, large ones deferred. */
+  if (m->mapping == NULL) onyx__unmap_file(bytes, size);
   m->bytes = NULL;
   if (st == ONYX_OK && !onyx__payloads_uses_model_file(m->payloads)) {
     onyx__payloads_close_model_file(m->payloads);
@@ -163,7 +166,7 @@ static onyx_status load_mapped(onyx_model *m, const char *path, onyx_error *err)
   return st;
 }
 
-onyx_status onyx_model_load_file(const char *path, onyx_model **out, onyx_error *err) {
+static onyx_status load_file(const char *path, bool keep, onyx_model **out, onyx_error *err) {
   if (out != NULL) *out = NULL;
   if (path == NULL || out == NULL) {
     return onyx__fail(err, ONYX_INVALID_ARGUMENT, "onyx_model_load_file: %s is NULL",
@@ -171,7 +174,7 @@ onyx_status onyx_model_load_file(const char *path, onyx_model **out, onyx_error 
   }
   if (path[0] == '\0') return onyx__fail(err, ONYX_INVALID_ARGUMENT, "the path is empty");
   onyx_model *m = onyx__calloc(1, sizeof *m);
-  onyx_status st = m != NULL ? load_mapped(m, path, err)
+  onyx_status st = m != NULL ? load_mapped(m, path, keep, err)
                              : onyx__fail(err, ONYX_OUT_OF_MEMORY, "out of memory allocating the model");
   if (st != ONYX_OK) {
     onyx__error_prefix(err, "%s", path);
@@ -180,6 +183,14 @@ onyx_status onyx_model_load_file(const char *path, onyx_model **out, onyx_error 
   }
   *out = m;
   return ONYX_OK;
+}
+
+onyx_status onyx_model_load_file(const char *path, onyx_model **out, onyx_error *err) {
+  return load_file(path, false, out, err);
+}
+
+onyx_status onyx_model_load_file_mapped(const char *path, onyx_model **out, onyx_error *err) {
+  return load_file(path, true, out, err);
 }
 
 onyx_status onyx__model_load_payloads(const onyx_model *model, onyx_error *err) {

@@ -960,7 +960,10 @@ onyx_status onyx__model_parse(onyx_model *m, onyx_error *err) {
   if (m == NULL || (m->bytes == NULL && m->size != 0)) {
     return onyx__fail(err, ONYX_INVALID_ARGUMENT, "onyx__model_parse: no bytes");
   }
-  parser ps = {m, &m->arena, {m->bytes, &m->arena, m->dir, m->payloads}};
+  /* Payloads stay where they lie in memory the model keeps: the caller's
+   * bytes or a mapping kept for the model's life. */
+  bool in_place = m->payloads == NULL || m->mapping != NULL;
+  parser ps = {m, &m->arena, {m->bytes, &m->arena, m->dir, m->payloads, in_place}};
   m->ir_version = 0;
   m->n_opsets = 0;
   m->meta = (onyx__meta){"", "", "", "", 0, 0, NULL, NULL};

@@ -162,6 +162,10 @@ struct onyx_model {
    * lives only while the model is parsed (NULL after). */
   const uint8_t *bytes;
   size_t size;
+  /* A mapping of the file kept for the model's life (NULL but with
+   * onyx_model_load_file_mapped); tensors point into it. */
+  const uint8_t *mapping;
+  size_t mapping_size;
   const char *dir; /* folder of the model file, for external data; NULL from memory */
   const char *path; /* for messages; "<memory>" when loaded from memory */
 
@@ -179,11 +183,15 @@ typedef struct onyx__tensor_src {
   const uint8_t *base; /* start of the buffer the message lies in; offsets count from it */
   onyx__arena *arena;  /* receives the tensor's name, small payloads and typed fields */
   const char *dir;     /* folder external data is relative to, or NULL to refuse it */
-  /* When not NULL, base is a file being parsed: payloads of ONYX__DEFER_MIN
-   * bytes or more are recorded here and read on first use. When NULL, a
-   * raw_data payload points into the buffer (copied only when small and
-   * unaligned) and external data is read into the arena. */
+  /* When not NULL, base is a file being parsed: external payloads of
+   * ONYX__DEFER_MIN bytes or more are recorded here and read on first use,
+   * and so are such raw_data payloads unless in_place. When NULL, external
+   * data is read into the arena. */
   onyx__payloads *deferred;
+  /* raw_data payloads are used where they lie, because base outlives the
+   * tensor (the caller's bytes, or a mapping kept by the model); only
+   * small unaligned ones are copied. */
+  bool in_place;
 } onyx__tensor_src;
 
 /*

@@ -16,6 +16,7 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -79,6 +80,8 @@ void onyx__payloads_free(onyx__payloads *p) {
   for (size_t i = 0; i < p->n; i++) onyx__free(p->buffers[i]);
   onyx__free(p->buffers);
   onyx__free(p->items);
+  for (size_t i = 0; i < p->n_maps; i++) munmap(p->maps[i].addr, p->maps[i].size);
+  onyx__free(p->maps);
   if (p->fd >= 0) close(p->fd);
   pthread_mutex_destroy(&p->lock);
   onyx__free(p);
@@ -117,6 +120,34 @@ bool onyx__payloads_uses_model_file(const onyx__payloads *p) {
 void onyx__payloads_close_model_file(onyx__payloads *p) {
   if (p->fd >= 0) close(p->fd);
   p->fd = -1;
+}
+
+onyx_status onyx__payloads_map(onyx__payloads *p, int fd, uint64_t offset, size_t nbytes,
+                               const char *what, const void **data, onyx_error *err) {
+  if (p->n_maps == p->cap_maps) {
+    size_t cap = p->cap_maps ? 2 * p->cap_maps : 4;
+    struct onyx__payload_map *maps = onyx__realloc(p->maps, cap * sizeof *maps);
+    if (maps == NULL) return onyx__fail(err, ONYX_OUT_OF_MEMORY, "out of memory");
+    p->maps = maps;
+    p->cap_maps = cap;
+  }
+  /* mmap takes a page-aligned file offset: map from the page holding the
+   * first byte. */
+  long page = sysconf(_SC_PAGESIZE);
+  uint64_t start = page > 0 ? offset - offset % (uint64_t)page : offset;
+  uint64_t span = offset - start + nbytes;
+  void *addr = span <= SIZE_MAX && start <= (uint64_t)INT64_MAX
+                   ? mmap(NULL, (size_t)span, PROT_READ, MAP_PRIVATE, fd, (off_t)start)
+                   : MAP_FAILED;
+  if (addr == MAP_FAILED) {
+    int e = errno;
+    return onyx__fail(err, ONYX_IO, "cannot map %s: %s (errno %d)", what, onyx__errno_text(e), e);
+  }
+  p->maps[p->n_maps].addr = addr;
+  p->maps[p->n_maps].size = (size_t)span;
+  p->n_maps++;
+  *data = (const uint8_t *)addr + (offset - start);
+  return ONYX_OK;
 }
 
 /* ONYX_IO unless the file's identity now is the one recorded at load. */

@@ -17,6 +17,13 @@ struct onyx__payloads {
   size_t n, cap;
   onyx__deferred *items;
   void **buffers; /* buffers[i] holds items[i]'s data once read, else NULL */
+  /* External data mapped for onyx_model_load_file_mapped, unmapped by
+   * onyx__payloads_free. */
+  size_t n_maps, cap_maps;
+  struct onyx__payload_map {
+    void *addr;
+    size_t size;
+  } *maps;
 };
 
 /* A new, empty table for the model file open at fd (which it then owns). */
@@ -28,5 +35,9 @@ size_t onyx__payloads_count(const onyx__payloads *p);
 /* Whether a payload lies in the model file itself (else its fd can go). */
 bool onyx__payloads_uses_model_file(const onyx__payloads *p);
 void onyx__payloads_close_model_file(onyx__payloads *p);
+/* Maps nbytes at offset of fd read-only for the table's life; *data points
+ * at the first byte. ONYX_IO naming `what` if mmap fails. */
+onyx_status onyx__payloads_map(onyx__payloads *p, int fd, uint64_t offset, size_t nbytes,
+                               const char *what, const void **data, onyx_error *err);
 
 #endif

@@ -520,11 +520,12 @@ static onyx_status copy_payload(onyx__arena *arena, const void *p, size_t n, con
 }
 
 /*
- * raw_data. In a file being parsed, a large payload is deferred and a small
- * one copied, so that nothing points into the file's mapping after load. In
- * a caller's buffer the payload is used in place at any alignment (kernels
- * read unaligned inputs); only a small unaligned one is copied, so that
- * scalar readers such as Clip's bounds see aligned data.
+ * raw_data. Where the bytes outlive the tensor (in_place), the payload is
+ * used where it lies at any alignment (kernels read unaligned inputs); only
+ * a small unaligned one is copied, so that scalar readers such as Clip's
+ * bounds see aligned data. In a file being parsed, a large payload is
+ * deferred and a small one copied, so that nothing points into the file's
+ * mapping after load.
  */
 static onyx_status decode_raw(const onyx__tensor_src *src, const onyx__pb_field *raw,
                               onyx__tensor *out, onyx_error *err) {
@@ -536,13 +537,14 @@ static onyx_status decode_raw(const onyx__tensor_src *src, const onyx__pb_field 
   }
   if (out->nbytes == 0) return ONYX_OK;
   bool large = out->nbytes >= ONYX__DEFER_MIN;
-  if (src->deferred != NULL && large) {
+  bool aligned = (uintptr_t)raw->data % onyx_dtype_size(out->dtype) == 0;
+  if (src->in_place && (large || aligned)) {
+    out->data = raw->data;
+    return ONYX_OK;
+  }
+  if (!src->in_place && src->deferred != NULL && large) {
     onyx__deferred d = {out, NULL, (uint64_t)(raw->data - src->base), {0}};
     return onyx__payloads_add(src->deferred, &d, err);
-  }
-  if (src->deferred == NULL && (large || (uintptr_t)raw->data % onyx_dtype_size(out->dtype) == 0)) {
-    out->data = raw->data; /* zero-copy: the caller's bytes outlive the model */
-    return ONYX_OK;
   }
   return copy_payload(src->arena, raw->data, out->nbytes, "raw_data", &out->data, err);
 }
@@ -601,8 +603,9 @@ static onyx_status scan_external(const onyx__tensor_src *src, const uint8_t *byt
   return ONYX_OK;
 }
 
-/* External data: checked now; deferred when large in a file being parsed,
- * else read into the arena. */
+/* External data: checked now; when large in a file being parsed, deferred,
+ * or mapped when the model keeps its file mapped (in_place); else read
+ * into the arena. */
 static onyx_status decode_external(const onyx__tensor_src *src, const uint8_t *bytes, size_t size,
                                    int depth, onyx__tensor *out, onyx_error *err) {
   if (src->dir == NULL) {
@@ -617,14 +620,16 @@ static onyx_status decode_external(const onyx__tensor_src *src, const uint8_t *b
   ONYX__TRY(onyx__external_open(src->dir, x.location, x.offset, x.has_length, x.length,
                                 out->nbytes, &fd, &d.id, err));
   onyx_status st = ONYX_OK;
+  char what[300];
+  snprintf(what, sizeof what, "external data '%.200s'", x.location);
   if (out->nbytes == 0) {
     /* nothing to read */
   } else if (src->deferred != NULL && out->nbytes >= ONYX__DEFER_MIN) {
-    st = onyx__payloads_add(src->deferred, &d, err);
+    st = src->in_place ? onyx__payloads_map(src->deferred, fd, x.offset, out->nbytes, what,
+                                            &out->data, err)
+                       : onyx__payloads_add(src->deferred, &d, err);
   } else {
     uint8_t *buf = onyx__arena_alloc(src->arena, out->nbytes);
-    char what[300];
-    snprintf(what, sizeof what, "external data '%.200s'", x.location);
     st = buf == NULL ? onyx__fail(err, ONYX_OUT_OF_MEMORY,
                                   "out of memory reading %zu bytes of external data", out->nbytes)
                      : onyx__pread_full(fd, buf, out->nbytes, x.offset, what, err);
@@ -664,7 +669,7 @@ onyx_status onyx__tensor_decode_at(const onyx__tensor_src *src, const uint8_t *b
 
 onyx_status onyx__tensor_decode(const uint8_t *bytes, size_t size, onyx__arena *arena,
                                 const char *dir, int depth, onyx__tensor *out, onyx_error *err) {
-  onyx__tensor_src src = {bytes, arena, dir, NULL};
+  onyx__tensor_src src = {bytes, arena, dir, NULL, true};
   return onyx__tensor_decode_at(&src, bytes, size, depth, out, err);
 }
 
@@ -711,7 +716,7 @@ static onyx_status decode_export(const uint8_t *bytes, size_t size, onyx__payloa
                                  onyx_tensor *out, char **name, onyx_error *err) {
   onyx__arena arena = {0};
   onyx__tensor t;
-  onyx__tensor_src src = {bytes, &arena, NULL, p};
+  onyx__tensor_src src = {bytes, &arena, NULL, p, p == NULL};
   onyx_status st = onyx__tensor_decode_at(&src, bytes, size, 1, &t, err);
   if (st == ONYX_OK) st = export_tensor(&t, p, out, name, err);
   if (st != ONYX_OK && t.name != NULL && t.name[0] != '\0') {

@@ -877,6 +877,13 @@ static void test_external_through_model(void **state) {
   if (st != ONYX_OK) fail_msg("%s", err.message);
   assert_memory_equal(t->data, big + 1, BIG * sizeof *big);
   onyx_model_free(m);
+  /* With the file kept mapped, the slice is mapped at load. */
+  st = onyx_model_load_file_mapped(path, &m, &err);
+  if (st != ONYX_OK) fail_msg("%s", err.message);
+  t = &m->graph.initializers[1];
+  assert_non_null(t->data);
+  assert_memory_equal(t->data, big + 1, BIG * sizeof *big);
+  onyx_model_free(m);
   free(big);
 
   /* The same bytes from memory have no folder. */
@@ -947,46 +954,94 @@ static void test_conformance_models(void **state) {
   onyx_model_free(m);
 }
 
+enum { CEIL_N = ONYX__DEFER_MIN / 4 + 3 }; /* floats: a payload that is not copied */
+
+/* y = Ceil(w) with w's CEIL_N values as raw_data of an initializer named
+ * name (whose length moves the payload's offset). */
+static void ceil_model(onyx__pbw *m, const char *name, const float *w) {
+  int64_t n = CEIL_N;
+  onyx__pbw g = {0};
+  mb_initializer(&g, name, ONYX_DTYPE_FLOAT, 1, &n, w, CEIL_N * sizeof *w);
+  mb_node(&g, "Ceil", "ceil", name, NULL, NULL, "y", NULL);
+  mb_value(&g, 12, "y", ONYX_DTYPE_FLOAT, 1, &n);
+  mb_model(m, 8, 13, &g);
+}
+
+static float *ceil_weights(void) {
+  float *w = malloc(CEIL_N * sizeof *w);
+  assert_non_null(w);
+  for (int i = 0; i < CEIL_N; i++) w[i] = (float)i * 0.37f - 100.0f;
+  return w;
+}
+
+/* Checks that the initializer lies in [lo, hi), and that a run computes
+ * Ceil of it bit for bit; frees the model. */
+static void check_in_place_run(onyx_model *model, const float *w, const void *lo, const void *hi) {
+  const uint8_t *data = model->graph.initializers[0].data;
+  assert_true(data >= (const uint8_t *)lo && data < (const uint8_t *)hi);
+  onyx_session *s = NULL;
+  onyx_error err = {0};
+  if (onyx_session_create(model, NULL, &s, &err) != ONYX_OK) fail_msg("%s", err.message);
+  onyx_tensor y;
+  memset(&y, 0, sizeof y);
+  if (onyx_session_run(s, NULL, 0, &y, 1, &err) != ONYX_OK) fail_msg("%s", err.message);
+  const float *v = y.data;
+  for (int i = 0; i < CEIL_N; i++) assert_true(v[i] == ceilf(w[i]));
+  onyx_free(y.data);
+  onyx_session_free(s);
+  onyx_model_free(model);
+}
+
 /* A model in memory keeps its large raw_data where it lies, at every
  * alignment, and kernels read it there: y = Ceil(w) is right bit for bit. */
 static void test_memory_payload_in_place(void **state) {
   (void)state;
-  enum { N = ONYX__DEFER_MIN / 4 + 3 };
-  float *w = malloc(N * sizeof *w);
-  assert_non_null(w);
-  for (int i = 0; i < N; i++) w[i] = (float)i * 0.37f - 100.0f;
-  int64_t n = N;
+  float *w = ceil_weights();
+  onyx__pbw m = {0};
+  ceil_model(&m, "w", w);
   for (size_t shift = 0; shift < 4; shift++) {
-    onyx__pbw g = {0}, m = {0};
-    mb_initializer(&g, "w", ONYX_DTYPE_FLOAT, 1, &n, w, N * sizeof *w);
-    mb_node(&g, "Ceil", "ceil", "w", NULL, NULL, "y", NULL);
-    mb_value(&g, 12, "y", ONYX_DTYPE_FLOAT, 1, &n);
-    mb_model(&m, 8, 13, &g);
-    /* The payload's offset in the buffer, moved by shift bytes. */
     unsigned char *buf = malloc(m.len + 4);
     assert_non_null(buf);
-    memcpy(buf + shift, m.buf, m.len);
+    memcpy(buf + shift, m.buf, m.len); /* moves the payload by shift bytes */
     onyx_model *model = NULL;
-    onyx_session *s = NULL;
     onyx_error err = {0};
     if (onyx_model_load_memory(buf + shift, m.len, &model, &err) != ONYX_OK) {
       fail_msg("%s", err.message);
     }
-    const uint8_t *data = model->graph.initializers[0].data;
-    assert_true(data > buf && data < buf + m.len + 4); /* in place, not copied */
-    if (onyx_session_create(model, NULL, &s, &err) != ONYX_OK) fail_msg("%s", err.message);
-    onyx_tensor y;
-    memset(&y, 0, sizeof y);
-    if (onyx_session_run(s, NULL, 0, &y, 1, &err) != ONYX_OK) fail_msg("%s", err.message);
-    const float *v = y.data;
-    for (int i = 0; i < N; i++) assert_true(v[i] == ceilf(w[i]));
-    onyx_free(y.data);
-    onyx_session_free(s);
-    onyx_model_free(model);
+    check_in_place_run(model, w, buf, buf + m.len + 4);
     free(buf);
+  }
+  onyx__pbw_free(&m);
+  free(w);
+}
+
+/* onyx_model_load_file_mapped keeps the file mapped and the payload in it,
+ * at every offset modulo 4; onyx_model_load_file defers the same payload. */
+static void test_file_mapped(void **state) {
+  (void)state;
+  char dir[] = "/tmp/onyx_model_XXXXXX";
+  assert_non_null(mkdtemp(dir));
+  char path[128];
+  snprintf(path, sizeof path, "%s/model.onnx", dir);
+  float *w = ceil_weights();
+  static const char *const names[] = {"w", "wx", "wxy", "wxyz"};
+  for (size_t k = 0; k < 4; k++) {
+    onyx__pbw m = {0};
+    ceil_model(&m, names[k], w);
+    write_file(path, m.buf, m.len);
     onyx__pbw_free(&m);
+    onyx_model *model = NULL;
+    onyx_error err = {0};
+    if (onyx_model_load_file(path, &model, &err) != ONYX_OK) fail_msg("%s", err.message);
+    assert_null(model->graph.initializers[0].data);
+    onyx_model_free(model);
+    if (onyx_model_load_file_mapped(path, &model, &err) != ONYX_OK) fail_msg("%s", err.message);
+    assert_non_null(model->mapping);
+    check_in_place_run(model, w, model->mapping, model->mapping + model->mapping_size);
   }
   free(w);
+  unlink(path);
+  assert_int_equal(rmdir(dir), 0);
 }
 
 /* A metadata_props entry as ModelProto field 14. */
@@ -1070,6 +1125,7 @@ int main(void) {
       cmocka_unit_test(test_load_file_good_and_oom),
       cmocka_unit_test(test_external_through_model),
       cmocka_unit_test(test_memory_payload_in_place),
+      cmocka_unit_test(test_file_mapped),
       cmocka_unit_test(test_metadata),
       cmocka_unit_test(test_conformance_models),
   };
