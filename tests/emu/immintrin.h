@@ -25,7 +25,8 @@
  *   - VRNDSCALEPS/PD with scale 0, done by the host's VROUNDPS/PD on each
  *     half (the same rounding and the same NaN quieting); a scale other
  *     than 0 does not compile;
- *   - the 16-bit mask compares, tests and masked arithmetic that SIMDe
+ *   - the 16-bit mask compares, tests, table lookups (VPERMW, VPERMI2W)
+ *     and masked arithmetic that SIMDe
  *     lacks or, in its test_epi16_mask, computes with undefined behaviour
  *     (a signed 1 shifted into bit 31, which UBSan rejects);
  *   - the little of AVX512-FP16 that src/kernels/x86/kernels_avx512fp16.c
@@ -525,6 +526,49 @@ static inline simde__mmask32 onyx_emu_mm512_testn_epi16_mask(simde__m512i a, sim
 #define _mm512_testn_epi16_mask onyx_emu_mm512_testn_epi16_mask
 #define _mm512_mask_test_epi16_mask(k, a, b) ((k) & onyx_emu_mm512_test_epi16_mask(a, b))
 #define _mm512_mask_testn_epi16_mask(k, a, b) ((k) & onyx_emu_mm512_testn_epi16_mask(a, b))
+
+/* Unsigned 16-bit a < b, which SIMDe 0.7.4 lacks. */
+static inline simde__mmask32 onyx_emu_mm512_cmplt_epu16_mask(simde__m512i a, simde__m512i b) {
+  uint16_t x[32], y[32];
+  memcpy(x, &a, sizeof x);
+  memcpy(y, &b, sizeof y);
+  simde__mmask32 k = 0;
+  for (int i = 0; i < 32; i++) {
+    if (x[i] < y[i]) k |= (simde__mmask32)1 << i;
+  }
+  return k;
+}
+/* VPERMI2W / VPERMT2W: lane i is entry idx[i] & 63 of the 64-entry table
+ * a (entries 0-31) then b (32-63). */
+static inline simde__m512i onyx_emu_mm512_permutex2var_epi16(simde__m512i a, simde__m512i idx,
+                                                             simde__m512i b) {
+  uint16_t t[64], j[32], r16[32];
+  simde__m512i r;
+  memcpy(t, &a, 64);
+  memcpy(t + 32, &b, 64);
+  memcpy(j, &idx, sizeof j);
+  for (int i = 0; i < 32; i++) r16[i] = t[j[i] & 63];
+  memcpy(&r, r16, sizeof r);
+  return r;
+}
+/* VPERMW with zero masking: lane i is entry idx[i] & 31 of a where bit i
+ * of k is set, else 0. */
+static inline simde__m512i onyx_emu_mm512_maskz_permutexvar_epi16(simde__mmask32 k, simde__m512i idx,
+                                                                  simde__m512i a) {
+  uint16_t t[32], j[32], r16[32];
+  simde__m512i r;
+  memcpy(t, &a, sizeof t);
+  memcpy(j, &idx, sizeof j);
+  for (int i = 0; i < 32; i++) r16[i] = ((k >> i) & 1) ? t[j[i] & 31] : 0;
+  memcpy(&r, r16, sizeof r);
+  return r;
+}
+#undef _mm512_cmplt_epu16_mask
+#undef _mm512_permutex2var_epi16
+#undef _mm512_maskz_permutexvar_epi16
+#define _mm512_cmplt_epu16_mask onyx_emu_mm512_cmplt_epu16_mask
+#define _mm512_permutex2var_epi16 onyx_emu_mm512_permutex2var_epi16
+#define _mm512_maskz_permutexvar_epi16 onyx_emu_mm512_maskz_permutexvar_epi16
 
 #undef _mm512_cmpgt_epi16_mask
 #undef _mm512_cmplt_epi16_mask

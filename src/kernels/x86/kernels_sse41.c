@@ -2,10 +2,10 @@
  * SSE4.1 kernels. Compiled with -msse4.1 only (SSSE3's PSIGN and PSHUFB
  * come with it; SSE4.2's PCMPGTQ does not, so Clip on 64-bit integers is
  * left to the scalar kernel). 128-bit vectors; tails go to the scalar
- * kernel. There is no F16C at this level, so float16 converts
- * with integer operations, exactly as onyx__f16_to_f32 and onyx__f32_to_f16
- * do; bfloat16 widens and narrows by moving bits (see simd_common.h for
- * why that is exact).
+ * kernel. There is no F16C at this level: float16 Ceil and Floor round
+ * the 16-bit patterns with integer operations (simd_common.h); bfloat16
+ * widens and narrows by moving bits (see simd_common.h for why that is
+ * exact).
  */
 #include <smmintrin.h>
 #include <stdbool.h>
@@ -104,82 +104,49 @@ static inline __m128d onyx__clip_f64(__m128d v, const onyx__cx_f64 *c) {
   return _mm_blendv_pd(c->hi, t, _mm_cmpnge_pd(t, c->hi));
 }
 
-/* ---- float16, through float32 with integer conversions ------------------- */
+/* ---- float16 Ceil and Floor, on the bits --------------------------------- */
 
 /*
- * onyx__f16_to_f32 on four lanes of half bits (zero-extended to 32): the
- * exponent is rebiased by adding 112 << 23; infinities and NaNs (exponent
- * 31) get the rest of the float's exponent range, their payload untouched;
- * subnormals (exponent 0) are made the normal 2^-14 * (1 + m/1024) and
- * 2^-14 is subtracted, which leaves m * 2^-24 exactly (zero for m = 0).
+ * The rounding of simd_common.h ("float16 Ceil and Floor on the bits") on
+ * eight patterns a vector. There is no per-lane 16-bit shift: mask + 1 =
+ * 2^k, k = 25 - e (0 from e = 25 on), comes from one PSHUFB in a table of
+ * 2^0 .. 2^7 followed by zeros, indexed by k in the low byte of each lane
+ * and k + 8 in the high byte: for k < 8 the high byte reads a zero, for
+ * k = 8 .. 10 the low byte reads a zero and the high byte 1, 2 or 4. The
+ * |x| < 1 case (whose k, 11 .. 25, reads junk) is blended in. About twenty
+ * integer operations per vector, where converting to float32 and back
+ * took some sixty for half as many elements.
  */
-static inline __m128 onyx__widen_h16(__m128i h) {
-  const __m128i e = _mm_set1_epi32(0x0f800000);
-  __m128i o = _mm_slli_epi32(_mm_and_si128(h, _mm_set1_epi32(0x7fff)), 13);
-  const __m128i exp = _mm_and_si128(o, e);
-  o = _mm_add_epi32(o, _mm_set1_epi32(112 << 23));
-  o = _mm_add_epi32(o, _mm_and_si128(_mm_cmpeq_epi32(exp, e), _mm_set1_epi32(112 << 23)));
-  const __m128 sub = _mm_sub_ps(_mm_castsi128_ps(_mm_add_epi32(o, _mm_set1_epi32(1 << 23))),
-                                _mm_castsi128_ps(_mm_set1_epi32(113 << 23)));
-  o = _mm_blendv_epi8(o, _mm_castps_si128(sub), _mm_cmpeq_epi32(exp, _mm_setzero_si128()));
-  return _mm_castsi128_ps(_mm_or_si128(o, _mm_slli_epi32(_mm_and_si128(h, _mm_set1_epi32(0x8000)), 16)));
+typedef __m128i onyx__v_hr16;
+typedef struct {
+  __m128i pow2;
+} onyx__cx_hr16;
+static inline bool onyx__cx_set_hr16(onyx__cx_hr16 *c, const onyx__kparams *p) {
+  (void)p;
+  c->pow2 = _mm_setr_epi8(1, 2, 4, 8, 16, 32, 64, (char)128, 0, 0, 0, 0, 0, 0, 0, 0);
+  return true;
 }
-
-/*
- * onyx__f32_to_f16 on four lanes, giving half bits in the low 16 bits of
- * each 32-bit lane. On the magnitude a: normal results rebias and round to
- * nearest even in integer arithmetic (a carry out of the mantissa correctly
- * bumps the exponent, up to infinity); subnormal results come from a float
- * addition of 0.5, whose ulp is the half subnormal step, so the addition
- * itself rounds to nearest even; a >= 65520 overflows to infinity through
- * the same rounding; NaNs keep their top payload bits and gain the quiet
- * bit.
- */
-static inline __m128i onyx__narrow_h16(__m128 v) {
-  const __m128i u = _mm_castps_si128(v);
-  const __m128i a = _mm_and_si128(u, _mm_set1_epi32(0x7fffffff));
-  const __m128i odd = _mm_and_si128(_mm_srli_epi32(a, 13), _mm_set1_epi32(1));
-  __m128i normal = _mm_add_epi32(a, _mm_set1_epi32((int)(0xc8000000u + 0xfffu)));
-  normal = _mm_srli_epi32(_mm_add_epi32(normal, odd), 13);
-  const __m128 magic = _mm_castsi128_ps(_mm_set1_epi32(126 << 23));
-  const __m128i sub = _mm_sub_epi32(_mm_castps_si128(_mm_add_ps(_mm_castsi128_ps(a), magic)),
-                                    _mm_castps_si128(magic));
-  __m128i r = _mm_blendv_epi8(normal, sub, _mm_cmplt_epi32(a, _mm_set1_epi32(0x38800000)));
-  const __m128i big = _mm_cmpgt_epi32(a, _mm_set1_epi32(0x477fffff));
-  r = _mm_blendv_epi8(r, _mm_set1_epi32(0x7c00), big);
-  const __m128i nan = _mm_cmpgt_epi32(a, _mm_set1_epi32(0x7f800000));
-  const __m128i nanbits = _mm_or_si128(_mm_set1_epi32(0x7e00),
-                                       _mm_and_si128(_mm_srli_epi32(a, 13), _mm_set1_epi32(0x3ff)));
-  r = _mm_blendv_epi8(r, nanbits, nan);
-  return _mm_or_si128(r, _mm_and_si128(_mm_srli_epi32(u, 16), _mm_set1_epi32(0x8000)));
+/* The result for |x| < 1 (a: the magnitude; sgn: x < 0 in every bit). */
+static inline __m128i onyx__hround_small(__m128i x, __m128i a, __m128i sgn, bool ceil) {
+  const __m128i one = _mm_sign_epi16(_mm_set1_epi16(0x3c00), a); /* 0 for +-0 */
+  const __m128i away = ceil ? _mm_andnot_si128(sgn, one) : _mm_and_si128(sgn, one);
+  return _mm_or_si128(away, _mm_and_si128(x, _mm_set1_epi16((short)0x8000)));
 }
-
-typedef __m128 onyx__v_h32;
-typedef onyx__cx_f32 onyx__cx_h32;
-#define ONYX__N_h16 4
-static inline bool onyx__cx_set_h32(onyx__cx_h32 *c, const onyx__kparams *p) {
-  return onyx__cx_set_f32(c, p);
+static inline __m128i onyx__hround(__m128i x, const onyx__cx_hr16 *c, bool ceil) {
+  const __m128i a = _mm_and_si128(x, _mm_set1_epi16(0x7fff));
+  const __m128i k = _mm_subs_epu16(_mm_set1_epi16(25), _mm_srli_epi16(a, 10));
+  const __m128i idx = _mm_add_epi16(_mm_mullo_epi16(k, _mm_set1_epi16(0x0101)), _mm_set1_epi16(0x0800));
+  const __m128i mask = _mm_sub_epi16(_mm_shuffle_epi8(c->pow2, idx), _mm_set1_epi16(1));
+  const __m128i sgn = _mm_srai_epi16(x, 15);
+  const __m128i add = ceil ? _mm_andnot_si128(sgn, mask) : _mm_and_si128(sgn, mask);
+  __m128i r = _mm_andnot_si128(mask, _mm_add_epi16(x, add));
+  const __m128i nan = _mm_cmpgt_epi16(a, _mm_set1_epi16(0x7c00));
+  r = _mm_or_si128(r, _mm_and_si128(nan, _mm_set1_epi16(0x200)));
+  const __m128i small = _mm_cmpgt_epi16(_mm_set1_epi16(0x3c00), a);
+  return _mm_blendv_epi8(r, onyx__hround_small(x, a, sgn, ceil), small);
 }
-static inline __m128 onyx__ld_h16(const uint16_t *p) {
-  return onyx__widen_h16(_mm_cvtepu16_epi32(_mm_loadl_epi64((const __m128i *)p)));
-}
-static inline void onyx__st_h16(uint16_t *p, __m128 v) {
-  const __m128i r = onyx__narrow_h16(v);
-  _mm_storel_epi64((__m128i *)p, _mm_packus_epi32(r, r));
-}
-static inline void onyx__stnt_h16(uint16_t *p, __m128 v) {
-  const __m128i r = onyx__narrow_h16(v);
-  _mm_stream_si64((long long *)(void *)p, _mm_cvtsi128_si64(_mm_packus_epi32(r, r)));
-}
-/* ROUNDPS quiets NaNs itself, which is what narrowing does too. */
-static inline __m128 onyx__ceil_h32(__m128 v, const onyx__cx_h32 *c) {
-  (void)c;
-  return _mm_round_ps(v, _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC);
-}
-static inline __m128 onyx__floor_h32(__m128 v, const onyx__cx_h32 *c) {
-  (void)c;
-  return _mm_round_ps(v, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
-}
+static inline __m128i onyx__ceil_hr16(__m128i v, const onyx__cx_hr16 *c) { return onyx__hround(v, c, true); }
+static inline __m128i onyx__floor_hr16(__m128i v, const onyx__cx_hr16 *c) { return onyx__hround(v, c, false); }
 
 /* ---- bfloat16, through float32 --------------------------------------------- */
 
@@ -213,12 +180,17 @@ static inline void onyx__st_b16(uint16_t *p, onyx__v_b32 v) {
 static inline void onyx__stnt_b16(uint16_t *p, onyx__v_b32 v) {
   _mm_stream_si128((__m128i *)p, onyx__narrow_b16(v));
 }
+/* ROUNDPS quiets NaNs itself, which is what narrowing does too. */
 static inline onyx__v_b32 onyx__ceil_b32(onyx__v_b32 v, const onyx__cx_b32 *c) {
-  onyx__v_b32 r = {onyx__ceil_h32(v.a, c), onyx__ceil_h32(v.b, c)};
+  (void)c;
+  onyx__v_b32 r = {_mm_round_ps(v.a, _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC),
+                   _mm_round_ps(v.b, _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC)};
   return r;
 }
 static inline onyx__v_b32 onyx__floor_b32(onyx__v_b32 v, const onyx__cx_b32 *c) {
-  onyx__v_b32 r = {onyx__floor_h32(v.a, c), onyx__floor_h32(v.b, c)};
+  (void)c;
+  onyx__v_b32 r = {_mm_round_ps(v.a, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC),
+                   _mm_round_ps(v.b, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC)};
   return r;
 }
 

@@ -65,23 +65,29 @@
  * The element types, one line each:
  *   X(NAME, short name, storage type, Ceil/Floor storage class, Ceil/Floor
  *     computing class, Sign/Clip storage class, Sign/Clip computing class)
- * Halves are stored as uint16_t. Ceil and Floor compute in float32, like
- * the scalar kernels (classes h32, b32), with two savings:
+ * Halves are stored as uint16_t. float16 Ceil and Floor work on the
+ * 16-bit patterns with integer operations (class hr16, see "float16 Ceil
+ * and Floor on the bits" below): without half-precision arithmetic that is
+ * cheaper than converting to float32 and back, except at AVX2, where
+ * F16C's conversions measured faster (kernels_avx2.c lists float16 with
+ * the float32 classes h16, h32 instead). bfloat16 Ceil and Floor
+ * compute in float32, like the scalar kernels (class b32), with two
+ * savings:
  *   - they need not keep a NaN's bits, because narrowing sets the quiet bit
- *     anyway (as onyx__f32_to_f16/bf16 do), which the rounding
- *     instruction's result already has;
+ *     anyway (as onyx__f32_to_bf16 does), which the rounding instruction's
+ *     result already has;
  *   - rounding a half value to an integer gives a half value, so bfloat16
  *     narrows by taking the top 16 bits, and widens and narrows with
- *     in-lane unpacks and packs, which invert each other. float16 uses
- *     F16C (or an exact integer conversion at SSE4.1).
+ *     in-lane unpacks and packs, which invert each other.
  * Sign and Clip of halves work on the bits directly (classes hi16, bi16;
  * see onyx__simd_half_bound). Every other type computes in vectors of
  * itself.
  */
-#define ONYX__SIMD_FLOAT_TYPES(X)                 \
+#define ONYX__SIMD_FLOAT_TYPES(X) \
+  ONYX__SIMD_FLOAT_TYPES_BUT_F16(X) X(FLOAT16, f16, uint16_t, u16, hr16, u16, hi16)
+#define ONYX__SIMD_FLOAT_TYPES_BUT_F16(X)         \
   X(FLOAT, f32, float, f32, f32, f32, f32)        \
   X(DOUBLE, f64, double, f64, f64, f64, f64)      \
-  X(FLOAT16, f16, uint16_t, h16, h32, u16, hi16)  \
   X(BFLOAT16, bf16, uint16_t, b16, b32, u16, bi16)
 #define ONYX__SIMD_INT_TYPES_NARROW(X)          \
   X(INT8, s8, int8_t, s8, s8, s8, s8)           \
@@ -320,5 +326,26 @@ static inline bool onyx__simd_half_clip_set(bool bf16, const onyx__kparams *p,
 #define ONYX__SIMD_HALF_BITS_CLASSES(V, P, SI)                        \
   ONYX__HALF_BITS_CLASS(V, P, SI, hi16, false, 0x7c00, 0x3c00)        \
   ONYX__HALF_BITS_CLASS(V, P, SI, bi16, true, 0x7f80, 0x3f80)
+
+/*
+ * float16 Ceil and Floor on the bits (class hr16, kernels_sse41.c and
+ * kernels_avx512.c). A half x with sign s, exponent e (bias 15) and
+ * magnitude a = x & 0x7fff is one of:
+ *   e >= 25      an integer, an infinity or a NaN: x, a NaN with the quiet
+ *                bit (0x200) set, as scalar.c returns it;
+ *   15 <= e < 25 1 <= |x| < 1024, whose last 25 - e bits are fraction:
+ *                with mask = 0x3ff >> (e - 15), truncation is x & ~mask
+ *                and rounding away from zero is (x + mask) & ~mask (a
+ *                carry out of the fraction bumps the exponent, which is the
+ *                right result: 1.5 -> 2);
+ *   e < 15       |x| < 1: +-0 stays, any other value gives +-0 towards
+ *                zero, or +-1 (0x3c00 with x's sign) away from zero.
+ * Ceil rounds away from zero where x > 0, Floor where x < 0. The ISA
+ * files differ in how they find mask and fold in the other cases;
+ * tests/unit/test_simd.c checks all 65,536 patterns against scalar.c.
+ */
+#define ONYX__HR_AWAY_CEIL 0x3c00
+#define ONYX__HR_AWAY_FLOOR 0xbc00
+
 
 #endif
