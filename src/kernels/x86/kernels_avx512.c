@@ -69,10 +69,15 @@ static inline __m512 onyx__sign_f32(__m512 v, const onyx__cx_f32 *c) {
   const __m512 r = _mm512_maskz_or_ps(nz, _mm512_and_ps(v, _mm512_set1_ps(-0.0f)), _mm512_set1_ps(1.0f));
   return _mm512_mask_mov_ps(r, _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q), v);
 }
-/* With bounds that are not NaN, "!(x <= lo)" is "x > lo || isnan(x)". */
+/* VMAXPS / VMINPS return their second operand when the two are equal
+ * (+0 and -0 included) or either is NaN: with bounds that are not NaN,
+ * max(x, lo) is "x > lo ? x : lo" and min(t, hi) "t < hi ? t : hi", the
+ * scalar rule but for a NaN x, which the mask of ordered lanes keeps as it
+ * is. Three operations where compare-and-blend takes four. */
 static inline __m512 onyx__clip_f32(__m512 v, const onyx__cx_f32 *c) {
-  const __m512 t = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(v, c->lo, _CMP_NLE_UQ), c->lo, v);
-  return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(t, c->hi, _CMP_NGE_UQ), c->hi, t);
+  const __mmask16 num = _mm512_cmp_ps_mask(v, v, _CMP_ORD_Q);
+  const __m512 t = _mm512_mask_max_ps(v, num, v, c->lo);
+  return _mm512_mask_min_ps(t, num, t, c->hi);
 }
 
 /* ---- float64 ------------------------------------------------------------- */
@@ -118,8 +123,9 @@ static inline __m512d onyx__sign_f64(__m512d v, const onyx__cx_f64 *c) {
   return _mm512_mask_mov_pd(r, _mm512_cmp_pd_mask(v, v, _CMP_UNORD_Q), v);
 }
 static inline __m512d onyx__clip_f64(__m512d v, const onyx__cx_f64 *c) {
-  const __m512d t = _mm512_mask_blend_pd(_mm512_cmp_pd_mask(v, c->lo, _CMP_NLE_UQ), c->lo, v);
-  return _mm512_mask_blend_pd(_mm512_cmp_pd_mask(t, c->hi, _CMP_NGE_UQ), c->hi, t);
+  const __mmask8 num = _mm512_cmp_pd_mask(v, v, _CMP_ORD_Q);
+  const __m512d t = _mm512_mask_max_pd(v, num, v, c->lo);
+  return _mm512_mask_min_pd(t, num, t, c->hi);
 }
 
 /* ---- float16 and bfloat16: the shared float32 arithmetic ---------------- */
