@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Builds and runs onyx's benchmark: onyx, memcpy and ONNX Runtime on
-# one-node Ceil, Floor, Clip and Sign models, for every element type, size
-# and thread count, back to back per case. See bench/README.md.
+# Builds and runs onyx's benchmark: onyx, memcpy, ONNX Runtime and XNNPACK
+# on one-node Ceil, Floor, Clip and Sign models, for every element type,
+# size and thread count, back to back per case. See bench/README.md.
 #
 #   bash bench/run.sh                   the full run (about 10 minutes on 2 cores)
 #   bash bench/run.sh --quick --no-ort  a smoke test: offline, seconds
@@ -14,7 +14,8 @@
 # Needs: cmake and a C compiler; /usr/bin/python3 with onnx and numpy
 # (Debian's python3-onnx, python3-numpy) to write the models; for ONNX
 # Runtime, Node.js 18 or newer and npm (it installs onnxruntime-node 1.30.0
-# into bench/node_modules from bench/package-lock.json on first use).
+# into bench/node_modules from bench/package-lock.json on first use); for
+# XNNPACK, Debian's libxnnpack-dev, libpthreadpool-dev and libcpuinfo-dev.
 set -euo pipefail
 
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -30,7 +31,7 @@ for a in "$@"; do
   case "$a" in
     --no-ort) ort=0 ;;
     -h | --help)
-      sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'
+      sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'
       echo
       ort=0
       args+=(--help)
@@ -88,6 +89,14 @@ if ((ort)); then
   fi
 fi
 
+# 3b. XNNPACK is built in where CMake found it (bench/xnnpack.cmake).
+xnn=""
+if grep -q '^ONYX_BENCH_XNNPACK_LIB:FILEPATH=/' "$build/CMakeCache.txt" 2>/dev/null; then
+  xnn="$(dpkg-query -W -f='${Version}' libxnnpack0 2>/dev/null || echo 'version unknown')"
+else
+  log "XNNPACK not found (apt-get install libxnnpack-dev); going on without it"
+fi
+
 # 4. Run, and describe the machine.
 lscpu_field() { LC_ALL=C lscpu 2>/dev/null | sed -n "s/^$1: *//p" | head -n1; }
 sockets="$(lscpu_field 'Socket(s)')"
@@ -97,6 +106,7 @@ machine+=", L1d $(lscpu_field 'L1d cache'), L2 $(lscpu_field 'L2 cache'), L3 $(l
 when="$(date -u '+%Y-%m-%d %H:%M UTC')"
 echo "$when; $machine"
 echo "command: bash bench/run.sh ${*-}"
+[[ -z "$xnn" ]] || echo "XNNPACK: Debian libxnnpack0 $xnn"
 
 opts=(--models "$models" --ort-script "$here/ort_bench.js" --node "$node"
   --csv "$here/results.csv" --markdown "$here/results.md")
@@ -109,6 +119,7 @@ status=0
 {
   echo "$when; $machine"
   echo "command: bash bench/run.sh ${*-}"
+  [[ -z "$xnn" ]] || echo "XNNPACK: Debian libxnnpack0 $xnn"
   echo
   cat "$here/results.md"
 } >"$here/results.md.new"

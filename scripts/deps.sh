@@ -6,6 +6,9 @@ packages=(build-essential cmake pkg-config clang libcmocka-dev python3 python3-n
   python3-onnx libonnx-testdata valgrind doxygen
   libclang-rt-14-dev libsimde-dev
   libxml2-utils)
+# XNNPACK for bench/ (about 1.3 MB with pthreadpool and cpuinfo), so that the
+# bench.smoke test covers its path.
+packages+=(libxnnpack-dev libpthreadpool-dev libcpuinfo-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
