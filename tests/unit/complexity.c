@@ -1,0 +1,322 @@
+/*
+ * Bounded cost: loading a model, creating its session and running it once
+ * must cost work linear (or n log n) in the model's size, for every
+ * structure a model can hold many of.
+ *
+ * Work is counted, not timed: each model is built and run in a child
+ * process under `valgrind --tool=cachegrind --cache-sim=no`, whose count of
+ * executed instructions is the same from run to run and does not depend on
+ * what else the machine is doing. For each kind of model the child runs at
+ * size 0 (the model without the repeated structure), n and 10 n; the work
+ * the structure adds, I(10 n) - I(0) against I(n) - I(0), must grow by at
+ * most 20 times. Linear work grows 10 times, n log n about 13, a quadratic
+ * path 100.
+ *
+ *   complexity            runs every kind, prints the counts, fails on a ratio over 20
+ *   complexity KIND N     builds model KIND at size N, loads, creates and runs it
+ *
+ * Without valgrind, or in a sanitizer build, it prints SKIP and exits 77.
+ */
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model_builder.h"
+#include "onyx.h"
+
+#define MAX_RATIO 20.0
+
+/* ---- Models -------------------------------------------------------------- */
+
+/* A ValueInfoProto (graph field `field`) of a float tensor whose dims are
+ * the symbolic names prefix_0 .. prefix_{rank-1}, or fixed sizes of 1 when
+ * prefix is NULL. */
+static void value_info(onyx__pbw *g, uint32_t field, const char *name, int rank,
+                       const char *prefix) {
+  onyx__pbw shape = {0}, tt = {0}, type = {0}, vi = {0};
+  for (int i = 0; i < rank; i++) {
+    onyx__pbw d = {0};
+    char dim[64];
+    if (prefix != NULL) {
+      snprintf(dim, sizeof dim, "%s_%d", prefix, i);
+      mb_str(&d, 2, dim);
+    } else {
+      onyx__pbw_uint(&d, 1, 1);
+    }
+    mb_msg(&shape, 1, &d);
+  }
+  onyx__pbw_uint(&tt, 1, ONYX_DTYPE_FLOAT);
+  mb_msg(&tt, 2, &shape);
+  mb_msg(&type, 1, &tt);
+  mb_str(&vi, 1, name);
+  mb_msg(&vi, 2, &type);
+  mb_msg(g, field, &vi);
+}
+
+/* What every kind of graph starts from: input x, float[1]. */
+static void input_x(onyx__pbw *g) { value_info(g, 11, "x", 1, NULL); }
+
+/* n inputs, each with 16 symbolic dimensions of names no other shares. */
+static void build_dims(onyx__pbw *g, onyx__pbw *m, size_t n) {
+  (void)m;
+  mb_node(g, "Ceil", "c", "x", NULL, NULL, "y", NULL);
+  value_info(g, 12, "y", 1, NULL);
+  for (size_t i = 0; i < n; i++) {
+    char name[32];
+    snprintf(name, sizeof name, "in%zu", i);
+    value_info(g, 11, name, ONYX_MAX_RANK, name);
+  }
+}
+
+/*
+ * x -> n nodes of op -> Floor -> output y. Clip nodes take lo as their
+ * lower bound, or, when lo is NULL, each its own Constant node c<i>.
+ */
+static void chain(onyx__pbw *g, size_t n, const char *op, const char *lo) {
+  char in[32] = "x", out[32] = "x", c[32];
+  const float minus_one = -1.0f;
+  for (size_t i = 0; i < n; i++) {
+    bool clip = strcmp(op, "Clip") == 0;
+    if (clip && lo == NULL) {
+      snprintf(c, sizeof c, "c%zu", i);
+      onyx__pbw t = {0};
+      mb_tensor(&t, c, ONYX_DTYPE_FLOAT, 0, NULL, &minus_one, sizeof minus_one);
+      mb_node(g, "Constant", c, NULL, NULL, NULL, c, &t);
+    }
+    snprintf(out, sizeof out, "v%zu", i);
+    mb_node(g, op, out, in, clip ? (lo != NULL ? lo : c) : NULL, NULL, out, NULL);
+    memcpy(in, out, sizeof in);
+  }
+  mb_node(g, "Floor", "y", in, NULL, NULL, "y", NULL);
+  value_info(g, 12, "y", 1, NULL);
+}
+
+/* A chain of n Ceil nodes: one fused group. */
+static void build_chain(onyx__pbw *g, onyx__pbw *m, size_t n) {
+  (void)m;
+  chain(g, n, "Ceil", NULL);
+}
+
+/* n Ceil nodes reading x, each a graph output. */
+static void build_outputs(onyx__pbw *g, onyx__pbw *m, size_t n) {
+  (void)m;
+  mb_node(g, "Floor", "y", "x", NULL, NULL, "y", NULL);
+  value_info(g, 12, "y", 1, NULL);
+  for (size_t i = 0; i < n; i++) {
+    char out[32];
+    snprintf(out, sizeof out, "o%zu", i);
+    mb_node(g, "Ceil", out, "x", NULL, NULL, out, NULL);
+    value_info(g, 12, out, 1, NULL);
+  }
+}
+
+/* n initializers, each also listed as a graph input (a default). */
+static void build_initializers(onyx__pbw *g, onyx__pbw *m, size_t n) {
+  (void)m;
+  mb_node(g, "Ceil", "y", "x", NULL, NULL, "y", NULL);
+  value_info(g, 12, "y", 1, NULL);
+  const float one = 1.0f;
+  const int64_t dims[1] = {1};
+  for (size_t i = 0; i < n; i++) {
+    char name[32];
+    snprintf(name, sizeof name, "w%zu", i);
+    mb_initializer(g, name, ONYX_DTYPE_FLOAT, 1, dims, &one, sizeof one);
+    value_info(g, 11, name, 1, NULL);
+  }
+}
+
+/* A chain of n Clip nodes, each bounded below by its own Constant node. */
+static void build_constants(onyx__pbw *g, onyx__pbw *m, size_t n) {
+  (void)m;
+  chain(g, n, "Clip", NULL);
+}
+
+/* A chain of n Clip nodes whose bound a node computes: no fusion, every
+ * value is written whole. */
+static void build_bounds(onyx__pbw *g, onyx__pbw *m, size_t n) {
+  (void)m;
+  mb_node(g, "Ceil", "lo", "x", NULL, NULL, "lo", NULL);
+  chain(g, n, "Clip", "lo");
+}
+
+/* n value_info entries for values that exist. */
+static void build_value_infos(onyx__pbw *g, onyx__pbw *m, size_t n) {
+  build_outputs(g, m, 0);
+  for (size_t i = 0; i < n; i++) value_info(g, 13, i % 2 ? "x" : "y", 1, NULL);
+}
+
+/* n imports of other domains besides ai.onnx. */
+static void build_opsets(onyx__pbw *g, onyx__pbw *m, size_t n) {
+  build_outputs(g, m, 0);
+  for (size_t i = 0; i < n; i++) {
+    char domain[48];
+    snprintf(domain, sizeof domain, "com.example.d%zu", i);
+    onyx__pbw os = {0};
+    mb_str(&os, 1, domain);
+    onyx__pbw_uint(&os, 2, 1);
+    mb_msg(m, 8, &os);
+  }
+}
+
+/* One Ceil-1 node with n attributes: a hostile model the session refuses
+ * (unknown attribute), after the loader has read every attribute. */
+static void build_attributes(onyx__pbw *g, onyx__pbw *m, size_t n) {
+  (void)m;
+  onyx__pbw node = {0};
+  mb_str(&node, 1, "x");
+  mb_str(&node, 2, "y");
+  mb_str(&node, 4, "Ceil");
+  for (size_t i = 0; i < n; i++) {
+    char name[32];
+    snprintf(name, sizeof name, "a%zu", i);
+    onyx__pbw a = {0};
+    mb_str(&a, 1, name);
+    onyx__pbw_uint(&a, 3, i);
+    onyx__pbw_uint(&a, 20, 2); /* AttributeProto.INT */
+    mb_msg(&node, 5, &a);
+  }
+  mb_msg(g, 1, &node);
+  value_info(g, 12, "y", 1, NULL);
+}
+
+typedef struct kind {
+  const char *name;
+  void (*build)(onyx__pbw *g, onyx__pbw *m, size_t n);
+  size_t n;                 /* the smaller size tested; the larger is 10 n */
+  onyx_status create;       /* what session creation returns when n > 0 */
+} kind;
+
+static const kind kinds[] = {
+    {"dims", build_dims, 40, ONYX_OK},
+    {"chain", build_chain, 1000, ONYX_OK},
+    {"outputs", build_outputs, 1000, ONYX_OK},
+    {"initializers", build_initializers, 1000, ONYX_OK},
+    {"constants", build_constants, 500, ONYX_OK},
+    {"bounds", build_bounds, 1000, ONYX_OK},
+    {"value_infos", build_value_infos, 1000, ONYX_OK},
+    {"opsets", build_opsets, 1000, ONYX_OK},
+    {"attributes", build_attributes, 1000, ONYX_ATTRIBUTE},
+};
+#define N_KINDS (sizeof kinds / sizeof kinds[0])
+
+/* ---- The child: build, load, create, run ------------------------------- */
+
+/* Runs s once on inputs of ones, every symbolic dimension 1. */
+static onyx_status run_once(onyx_session *s, onyx_error *err) {
+  size_t ni = onyx_session_input_count(s), no = onyx_session_output_count(s);
+  onyx_tensor *in = calloc(ni + 1, sizeof *in), *out = calloc(no + 1, sizeof *out);
+  static double ones[1];
+  ones[0] = 1.0;
+  onyx_status st = in && out ? ONYX_OK : ONYX_OUT_OF_MEMORY;
+  for (size_t i = 0; i < ni && st == ONYX_OK; i++) {
+    onyx_value_info info;
+    st = onyx_session_input_info(s, i, &info, err);
+    in[i].dtype = info.dtype;
+    in[i].rank = info.rank;
+    for (uint32_t d = 0; d < info.rank; d++) in[i].dims[d] = 1;
+    in[i].data = ones;
+    in[i].size = sizeof ones;
+  }
+  if (st == ONYX_OK) st = onyx_session_run(s, in, ni, out, no, err);
+  for (size_t o = 0; st == ONYX_OK && o < no; o++) onyx_free(out[o].data);
+  free(in);
+  free(out);
+  return st;
+}
+
+static int child(const kind *k, size_t n) {
+  onyx__pbw g = {0}, m = {0};
+  input_x(&g);
+  k->build(&g, &m, n);
+  mb_model(&m, 8, 13, &g);
+  onyx_error err = {0};
+  onyx_model *model = NULL;
+  onyx_session *s = NULL;
+  onyx_status st = onyx_model_load_memory(m.buf, m.len, &model, &err);
+  if (st == ONYX_OK) st = onyx_session_create(model, NULL, &s, &err);
+  onyx_status want = n > 0 ? k->create : ONYX_OK;
+  if (st == ONYX_OK) st = run_once(s, &err);
+  onyx_session_free(s);
+  onyx_model_free(model);
+  onyx__pbw_free(&m);
+  if (st != want) {
+    fprintf(stderr, "%s at %zu: %s, expected %s: %s\n", k->name, n, onyx_status_name(st),
+            onyx_status_name(want), err.message);
+    return 1;
+  }
+  return 0;
+}
+
+/* ---- The parent: count and compare ------------------------------------- */
+
+/* Instructions the child executes for kind at size n, or 0 on failure. */
+static uint64_t count(const char *self, const kind *k, size_t n) {
+  char cmd[4096];
+  snprintf(cmd, sizeof cmd,
+           "'%s' --tool=cachegrind --cache-sim=no --cachegrind-out-file=/dev/null "
+           "'%s' %s %zu 2>&1",
+           ONYX_VALGRIND, self, k->name, n);
+  FILE *p = popen(cmd, "r");
+  if (p == NULL) return 0;
+  char line[1024];
+  uint64_t refs = 0;
+  while (fgets(line, sizeof line, p) != NULL) {
+    const char *at = strstr(line, "I   refs:");
+    if (at == NULL) {
+      if (strstr(line, "expected") != NULL) fputs(line, stderr);
+      continue;
+    }
+    for (at += 9; *at; at++)
+      if (*at >= '0' && *at <= '9') refs = refs * 10 + (uint64_t)(*at - '0');
+  }
+  return pclose(p) == 0 ? refs : 0;
+}
+
+static int parent(const char *self) {
+  int failed = 0;
+  for (size_t i = 0; i < N_KINDS; i++) {
+    const kind *k = &kinds[i];
+    uint64_t base = count(self, k, 0), small = count(self, k, k->n),
+             large = count(self, k, 10 * k->n);
+    if (base == 0 || small <= base || large <= base) {
+      printf("FAIL %-13s the child failed or did no work (%" PRIu64 ", %" PRIu64 ", %" PRIu64
+             " instructions)\n",
+             k->name, base, small, large);
+      failed = 1;
+      continue;
+    }
+    double ratio = (double)(large - base) / (double)(small - base);
+    bool bad = ratio > MAX_RATIO;
+    printf("%s %-13s n=%-6zu %12" PRIu64 " instr; 10n: %12" PRIu64 " instr; base %" PRIu64
+           "; growth %.1fx (limit %.0fx)\n",
+           bad ? "FAIL" : "ok  ", k->name, k->n, small, large, base, ratio, MAX_RATIO);
+    failed |= bad;
+  }
+  return failed;
+}
+
+int main(int argc, char **argv) {
+  if (argc == 3) {
+    for (size_t i = 0; i < N_KINDS; i++)
+      if (strcmp(argv[1], kinds[i].name) == 0) return child(&kinds[i], strtoull(argv[2], NULL, 10));
+    fprintf(stderr, "unknown kind %s\n", argv[1]);
+    return 2;
+  }
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define SANITIZED 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__) || defined(SANITIZED)
+  printf("SKIP: valgrind cannot run a sanitizer build\n");
+  return 77;
+#else
+  if (ONYX_VALGRIND[0] == '\0') {
+    printf("SKIP: valgrind was not found when the build was configured\n");
+    return 77;
+  }
+  return parent(argv[0]);
+#endif
+}
