@@ -24,11 +24,12 @@ typedef struct slot {
 } slot;
 
 struct onyx__run_ctx {
-  size_t n_values, n_outputs, n_steps;
+  size_t n_values, n_outputs, n_steps, n_buffers;
   slot *slots;
   bool *allocated;        /* per output: onyx allocated it in this run; all false between runs */
-  void **buffers;         /* per value: a whole buffer this context owns */
-  size_t *capacity;       /* its size in bytes */
+  void **buffers;         /* the whole buffers of onyx__step.buf */
+  size_t *capacity;       /* their sizes in bytes */
+  size_t *need;           /* their sizes this run needs (bind_whole_buffers) */
   onyx__kparams *params;  /* per step, for this run */
   unsigned char *scratch; /* workers * n_scratch tiles */
   size_t scratch_stride;  /* bytes per worker */
@@ -36,11 +37,12 @@ struct onyx__run_ctx {
 
 void onyx__run_ctx_free(onyx__run_ctx *c) {
   if (c == NULL) return;
-  for (size_t v = 0; v < c->n_values; v++) onyx__free(c->buffers[v]);
+  for (size_t b = 0; b < c->n_buffers; b++) onyx__free(c->buffers[b]);
   onyx__free(c->slots);
   onyx__free(c->allocated);
   onyx__free(c->buffers);
   onyx__free(c->capacity);
+  onyx__free(c->need);
   onyx__free(c->params);
   onyx__free(c->scratch);
   onyx__free(c);
@@ -54,15 +56,17 @@ static onyx__run_ctx *run_ctx_new(const onyx_session *s) {
   c->n_steps = s->n_steps;
   c->slots = onyx__calloc(s->n_values + 1, sizeof *c->slots);
   c->allocated = onyx__calloc(s->n_outputs + 1, sizeof *c->allocated);
-  c->buffers = onyx__calloc(s->n_values + 1, sizeof *c->buffers);
-  c->capacity = onyx__calloc(s->n_values + 1, sizeof *c->capacity);
+  c->n_buffers = s->n_buffers;
+  c->buffers = onyx__calloc(s->n_buffers + 1, sizeof *c->buffers);
+  c->capacity = onyx__calloc(s->n_buffers + 1, sizeof *c->capacity);
+  c->need = onyx__calloc(s->n_buffers + 1, sizeof *c->need);
   c->params = onyx__calloc(s->n_steps + 1, sizeof *c->params);
   c->scratch_stride = (size_t)s->n_scratch * ONYX__TILE_ELEMS * 8;
   if (c->scratch_stride > 0)
     c->scratch = onyx__malloc(c->scratch_stride * s->workers);
-  if (!c->slots || !c->allocated || !c->buffers || !c->capacity || !c->params ||
+  if (!c->slots || !c->allocated || !c->buffers || !c->capacity || !c->need || !c->params ||
       (c->scratch_stride > 0 && !c->scratch)) {
-    c->n_values = 0; /* buffers are all NULL: nothing else to free */
+    c->n_buffers = 0; /* buffers are all NULL: nothing else to free */
     onyx__run_ctx_free(c);
     return NULL;
   }
@@ -228,15 +232,42 @@ static void run_group(const onyx_session *s, const onyx__group *g, onyx__run_ctx
   onyx__pool_run(s->pool, (j.count + j.chunk - 1) / j.chunk, group_task, &j);
 }
 
-/* Makes sure the context owns at least nbytes for value v. */
-static onyx_status reserve(onyx__run_ctx *c, size_t v, size_t nbytes, onyx_error *err) {
-  if (c->capacity[v] >= nbytes && c->buffers[v] != NULL) return ONYX_OK;
+/* Makes sure whole buffer b holds at least nbytes. */
+static onyx_status reserve(onyx__run_ctx *c, size_t b, size_t nbytes, onyx_error *err) {
+  if (c->capacity[b] >= nbytes && c->buffers[b] != NULL) return ONYX_OK;
   void *p = onyx__malloc(nbytes ? nbytes : 1);
   if (p == NULL) return onyx__fail(err, ONYX_OUT_OF_MEMORY, "out of memory for a value of %zu bytes", nbytes);
-  onyx__free(c->buffers[v]);
-  c->buffers[v] = p;
-  c->capacity[v] = nbytes;
+  onyx__free(c->buffers[b]);
+  c->buffers[b] = p;
+  c->capacity[b] = nbytes;
   return ONYX_OK;
+}
+
+/* Values written whole that are no graph output (Clip bounds computed by
+ * a step, and every value when such a bound turns fusion off) share the
+ * whole buffers the session planned by liveness. Each buffer is first
+ * grown to its largest value of this run, then handed out, so that no
+ * value's pointer is left to a buffer reallocated after it. */
+static onyx_status bind_whole_buffers(const onyx_session *s, onyx__run_ctx *c, onyx_error *err) {
+  size_t *need = c->need;
+  for (size_t b = 0; b < c->n_buffers; b++) need[b] = 0;
+  for (size_t k = 0; k < s->n_steps; k++) {
+    const onyx__step *st = &s->steps[k];
+    size_t nbytes = c->slots[st->y].nbytes;
+    if (st->buf >= 0 && need[st->buf] < nbytes) need[st->buf] = nbytes;
+  }
+  for (size_t b = 0; b < c->n_buffers; b++) ONYX__TRY(reserve(c, b, need[b], err));
+  for (size_t k = 0; k < s->n_steps; k++)
+    if (s->steps[k].buf >= 0) c->slots[s->steps[k].y].data = c->buffers[s->steps[k].buf];
+  return ONYX_OK;
+}
+
+size_t onyx__session_working_bytes(onyx_session *s) {
+  onyx__run_ctx *c = atomic_load(&s->cached_ctx);
+  if (c == NULL) return 0;
+  size_t bytes = c->scratch_stride * s->workers;
+  for (size_t b = 0; b < c->n_buffers; b++) bytes += c->capacity[b];
+  return bytes;
 }
 
 static onyx_status prepare_run(const onyx_session *s, onyx__run_ctx *c, const onyx_tensor *inputs,
@@ -293,16 +324,7 @@ static onyx_status prepare_run(const onyx_session *s, onyx__run_ctx *c, const on
       sl->data = outputs[o].data;
     }
   }
-  /* Values written whole that are no graph output (Clip bounds computed by
-   * a step) get buffers the context keeps. */
-  for (size_t k = 0; k < s->n_steps; k++) {
-    const onyx__step *st = &s->steps[k];
-    slot *y = &slots[st->y];
-    if (st->sy >= 0 || y->written >= 0) continue;
-    ONYX__TRY(reserve(c, st->y, y->nbytes, err));
-    y->data = c->buffers[st->y];
-  }
-  return ONYX_OK;
+  return bind_whole_buffers(s, c, err);
 }
 
 onyx_status onyx_session_run(onyx_session *s, const onyx_tensor *inputs, size_t n_inputs,

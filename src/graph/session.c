@@ -530,6 +530,83 @@ static uint32_t group_root(uint32_t *parent, uint32_t i) {
   return i;
 }
 
+/* A stack of free tile or buffer numbers; numbers are made as needed. */
+typedef struct free_list {
+  uint32_t *free;
+  uint32_t n_free, made;
+} free_list;
+
+static int32_t take(free_list *f) {
+  return (int32_t)(f->n_free > 0 ? f->free[--f->n_free] : f->made++);
+}
+
+static void give(free_list *f, int32_t i) {
+  if (i >= 0) f->free[f->n_free++] = (uint32_t)i;
+}
+
+/* Gives back the tile and buffer of value v when step k is its last reader. */
+static void release(const uint32_t *last_use, size_t k, uint32_t v, int32_t *tile_of,
+                    int32_t *buf_of, free_list *tiles, free_list *bufs) {
+  if (last_use[v] != k) return;
+  give(tiles, tile_of[v]);
+  give(bufs, buf_of[v]);
+  tile_of[v] = buf_of[v] = -1;
+}
+
+/*
+ * Where every intermediate value lives, planned by liveness as ONNX
+ * Runtime's allocation planner does: a value's tile (inside a fused group)
+ * or whole buffer (a value written whole that is no graph output) is given
+ * back after the last step that reads it, and the next value produced takes
+ * it. A step's output may take its own input's place, since kernels run in
+ * place, so a chain needs one tile per worker however long it is, and
+ * memory follows the graph's widest point, not its length.
+ */
+static onyx_status plan_memory(builder *b, const bool *whole) {
+  onyx_session *s = b->s;
+  size_t n = s->n_steps, nv = s->n_values;
+  onyx__arena *arena = &s->arena;
+  uint32_t *last_use = onyx__arena_alloc(arena, sizeof(uint32_t) * (nv + 1));
+  int32_t *tile_of = onyx__arena_alloc(arena, sizeof(int32_t) * (nv + 1));
+  int32_t *buf_of = onyx__arena_alloc(arena, sizeof(int32_t) * (nv + 1));
+  bool *is_output = onyx__arena_alloc(arena, sizeof(bool) * (nv + 1));
+  free_list tiles = {onyx__arena_alloc(arena, sizeof(uint32_t) * (n + 1)), 0, 0};
+  free_list bufs = {onyx__arena_alloc(arena, sizeof(uint32_t) * (n + 1)), 0, 0};
+  if (!last_use || !tile_of || !buf_of || !is_output || !tiles.free || !bufs.free)
+    return onyx__fail(b->err, ONYX_OUT_OF_MEMORY, "out of memory");
+  for (size_t v = 0; v < nv; v++) {
+    last_use[v] = UINT32_MAX;
+    tile_of[v] = buf_of[v] = -1;
+    is_output[v] = false;
+  }
+  for (size_t o = 0; o < s->n_outputs; o++) is_output[s->output_values[o]] = true;
+  /* A value no step reads is dead after the step that writes it. */
+  for (size_t k = 0; k < n; k++) last_use[s->steps[k].y] = (uint32_t)k;
+  for (size_t k = 0; k < n; k++) {
+    const onyx__step *st = &s->steps[k];
+    last_use[st->x] = (uint32_t)k;
+    for (int i = 0; i < 2; i++)
+      if (st->bound[i] >= 0) last_use[st->bound[i]] = (uint32_t)k;
+  }
+  for (size_t g = 0; g < s->n_groups; g++) {
+    tiles.n_free = tiles.made = 0; /* tiles are reused from group to group */
+    for (uint32_t k = s->groups[g].first; k < s->groups[g].first + s->groups[g].n_steps; k++) {
+      onyx__step *st = &s->steps[k];
+      st->sx = tile_of[st->x];
+      release(last_use, k, st->x, tile_of, buf_of, &tiles, &bufs);
+      for (int i = 0; i < 2; i++)
+        if (st->bound[i] >= 0)
+          release(last_use, k, (uint32_t)st->bound[i], tile_of, buf_of, &tiles, &bufs);
+      st->sy = whole[st->y] ? -1 : (tile_of[st->y] = take(&tiles));
+      st->buf = whole[st->y] && !is_output[st->y] ? (buf_of[st->y] = take(&bufs)) : -1;
+      if (last_use[st->y] == k) release(last_use, k, st->y, tile_of, buf_of, &tiles, &bufs);
+    }
+    if (tiles.made > s->n_scratch) s->n_scratch = tiles.made;
+  }
+  s->n_buffers = bufs.made;
+  return ONYX_OK;
+}
+
 /*
  * Splits the steps into fused groups (see onyx__group) and gives each value
  * that only its group reads a scratch tile. Steps are reordered so that a
@@ -599,19 +676,7 @@ static onyx_status plan_groups(builder *b) {
   }
   s->steps = sorted;
 
-  /* Scratch tiles: numbered per group, so a worker needs as many tiles as
-   * the largest group has values that stay inside it. */
-  for (size_t v = 0; v < s->n_values; v++) scratch_of[v] = -1;
-  for (size_t g = 0; g < s->n_groups; g++) {
-    uint32_t used = 0;
-    for (uint32_t k = 0; k < s->groups[g].n_steps; k++) {
-      onyx__step *st = &s->steps[s->groups[g].first + k];
-      st->sx = scratch_of[st->x];
-      st->sy = whole[st->y] ? -1 : (scratch_of[st->y] = (int32_t)used++);
-    }
-    if (used > s->n_scratch) s->n_scratch = used;
-  }
-  return ONYX_OK;
+  return plan_memory(b, whole);
 }
 
 void onyx_session_options_init(onyx_session_options *opts) {

@@ -32,6 +32,8 @@ typedef struct onyx__step {
   uint32_t x, y;       /* value indices */
   int32_t bound[2];    /* value indices of run-time Clip bounds, or -1 */
   int32_t sx, sy;      /* scratch tile holding x / y inside a fused group, or -1 */
+  int32_t buf;         /* whole buffer of the run context holding y when y is
+                        * written whole but is no graph output, or -1 */
 } onyx__step;
 
 /*
@@ -56,6 +58,12 @@ typedef struct onyx__run_ctx onyx__run_ctx;
 /* Frees a run context (run.c). NULL is a no-op. */
 void onyx__run_ctx_free(onyx__run_ctx *ctx);
 
+/* The bytes of scratch tiles and whole buffers that the session's cached
+ * run context holds: after a run, the working memory that run needed
+ * besides inputs, outputs and per-value bookkeeping. 0 before the first
+ * run or while a run holds the context. For tests. */
+size_t onyx__session_working_bytes(onyx_session *session);
+
 struct onyx_session {
   onyx__arena arena;
   const onyx_model *model;
@@ -67,6 +75,7 @@ struct onyx_session {
   size_t n_groups;
   onyx__group *groups;
   uint32_t n_scratch;      /* scratch tiles each worker needs */
+  uint32_t n_buffers;      /* whole buffers a run needs (see onyx__step.buf) */
   struct onyx__pool *pool; /* NULL when running on one thread */
   unsigned workers;        /* onyx__pool_size(pool), kept for the run path */
   /* A run context kept between runs so that a run allocates nothing; a

@@ -12,9 +12,12 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <math.h>
 #include <string.h>
 
+#include "graph/session.h"
 #include "model/pb.h"
+#include "model_builder.h"
 #include "onyx.h"
 
 #define NODE_DIR ONYX_TESTDATA_DIR "/node/"
@@ -350,6 +353,83 @@ static void test_shared_symbolic_dims(void **state) {
   onyx__pbw_free(&bytes);
 }
 
+/*
+ * Working memory follows the graph's widest point, not its length: a long
+ * chain needs one scratch tile per worker when fused, and two whole
+ * buffers (the computed bound and the value that runs down the chain) when
+ * a bound computed by a node turns fusion off. Before tiles and buffers
+ * were planned by liveness, every value had its own: 10,000 tiles of
+ * 16 KiB per worker, and 2,000 buffers.
+ */
+#define CHAIN_ELEMS 4096
+
+static onyx__pbw chain_model(size_t n, bool computed_bound) {
+  onyx__pbw g = {0}, m = {0};
+  const int64_t dims[1] = {CHAIN_ELEMS}, one[1] = {1};
+  mb_value(&g, 11, "x", ONYX_DTYPE_FLOAT, 1, dims);
+  mb_value(&g, 11, "l", ONYX_DTYPE_FLOAT, 1, one);
+  mb_node(&g, "Ceil", "lo", "l", NULL, NULL, "lo", NULL);
+  char in[32] = "x", out[32];
+  for (size_t i = 0; i < n; i++) {
+    snprintf(out, sizeof out, "v%zu", i);
+    if (computed_bound)
+      mb_node(&g, "Clip", out, in, "lo", NULL, out, NULL);
+    else
+      mb_node(&g, "Ceil", out, in, NULL, NULL, out, NULL);
+    memcpy(in, out, sizeof in);
+  }
+  mb_node(&g, "Floor", "y", in, NULL, NULL, "y", NULL);
+  mb_value(&g, 12, "y", ONYX_DTYPE_FLOAT, 1, dims);
+  mb_value(&g, 12, "lo", ONYX_DTYPE_FLOAT, 1, one);
+  mb_model(&m, 8, 13, &g);
+  return m;
+}
+
+/* Runs the chain on threads and returns the working bytes of the run. */
+static size_t chain_working_bytes(size_t n, bool computed_bound, unsigned threads) {
+  onyx__pbw bytes = chain_model(n, computed_bound);
+  onyx_model *m = NULL;
+  onyx_session *s = NULL;
+  onyx_error err = {0};
+  onyx_session_options opts;
+  onyx_session_options_init(&opts);
+  opts.threads = threads;
+  if (onyx_model_load_memory(bytes.buf, bytes.len, &m, &err) != ONYX_OK ||
+      onyx_session_create(m, &opts, &s, &err) != ONYX_OK)
+    fail_msg("%s", err.message);
+  static float x[CHAIN_ELEMS], y[CHAIN_ELEMS];
+  float l[1] = {-0.5f}, lo[1];
+  for (size_t i = 0; i < CHAIN_ELEMS; i++) x[i] = (float)i * 0.25f - 100.0f;
+  onyx_tensor in[2] = {{ONYX_DTYPE_FLOAT, 1, {CHAIN_ELEMS}, x, sizeof x},
+                       {ONYX_DTYPE_FLOAT, 1, {1}, l, sizeof l}};
+  onyx_tensor out[2] = {{.data = y, .size = sizeof y}, {.data = lo, .size = sizeof lo}};
+  if (onyx_session_run(s, in, 2, out, 2, &err) != ONYX_OK) fail_msg("%s", err.message);
+  assert_true(lo[0] == 0.0f);
+  for (size_t i = 0; i < CHAIN_ELEMS; i++) {
+    float want = computed_bound ? floorf(x[i] < 0.0f ? 0.0f : x[i]) : ceilf(x[i]);
+    if (y[i] != want) fail_msg("y[%zu] = %g, expected %g", i, (double)y[i], (double)want);
+  }
+  size_t working = onyx__session_working_bytes(s);
+  onyx_session_free(s);
+  onyx_model_free(m);
+  onyx__pbw_free(&bytes);
+  return working;
+}
+
+static void test_long_chain_working_memory(void **state) {
+  (void)state;
+  const size_t tile = ONYX__TILE_ELEMS * 8, value = CHAIN_ELEMS * sizeof(float);
+  const unsigned threads[] = {1, 3};
+  for (size_t t = 0; t < 2; t++) {
+    size_t fused = chain_working_bytes(10000, false, threads[t]);
+    size_t whole = chain_working_bytes(2000, true, threads[t]);
+    printf("threads %u: fused chain of 10000 %zu bytes, unfused chain of 2000 %zu bytes\n",
+           threads[t], fused, whole);
+    assert_true(fused <= threads[t] * 2 * tile);
+    assert_true(whole <= 2 * value + 64);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_info),
@@ -361,6 +441,7 @@ int main(void) {
       cmocka_unit_test(test_null_arguments),
       cmocka_unit_test(test_status_names),
       cmocka_unit_test(test_shared_symbolic_dims),
+      cmocka_unit_test(test_long_chain_working_memory),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
