@@ -145,19 +145,29 @@ static onyx_status bind_input(const onyx_session *s, size_t i, const onyx_tensor
   return ONYX_OK;
 }
 
-/* Clip's run-time bounds must each hold one element. */
-static onyx_status check_bounds(const onyx_session *s, const onyx__step *st, const slot *slots,
-                                onyx_error *err) {
-  for (int i = 0; i < 2; i++) {
-    if (st->bound[i] < 0 || slots[st->bound[i]].count == 1) continue;
-    const onyx__node *node = &s->model->graph.nodes[st->node];
-    return onyx__fail(err, ONYX_INPUT_SHAPE,
-                      "node %u ('%s', Clip): input %d '%s' (the %s bound) holds %zu elements; "
-                      "it must hold exactly one",
-                      st->node, node->name, i + 1, node->inputs[i + 1], i ? "max" : "min",
-                      slots[st->bound[i]].count);
+/* What the op of step st reads at run time besides x: counts always, and
+ * the elements when with_data is set. */
+static void runtime_inputs(const onyx_session *s, const onyx__step *st, const slot *slots,
+                           bool with_data, onyx__runtime_inputs *in) {
+  memset(in, 0, sizeof *in);
+  in->node = &s->model->graph.nodes[st->node];
+  in->node_index = st->node;
+  in->dtype = s->values[st->x].desc.dtype;
+  in->present = st->prep.runtime_inputs;
+  for (size_t i = 0; i < ONYX__MAX_OP_INPUTS; i++) {
+    if (st->in[i] < 0) continue;
+    in->count[i] = slots[st->in[i]].count;
+    in->data[i] = with_data ? slots[st->in[i]].data : NULL;
   }
-  return ONYX_OK;
+}
+
+/* The op checks its run-time inputs' shapes, before anything is written. */
+static onyx_status check_runtime_inputs(const onyx_session *s, const onyx__step *st,
+                                        const slot *slots, onyx_error *err) {
+  if (st->prep.check == NULL) return ONYX_OK;
+  onyx__runtime_inputs in;
+  runtime_inputs(s, st, slots, false, &in);
+  return st->prep.check(&in, err);
 }
 
 /* Everything one group's tasks need. */
@@ -243,8 +253,8 @@ static onyx_status reserve(onyx__run_ctx *c, size_t b, size_t nbytes, onyx_error
   return ONYX_OK;
 }
 
-/* Values written whole that are no graph output (Clip bounds computed by
- * a step, and every value when such a bound turns fusion off) share the
+/* Values written whole that are no graph output (run-time inputs of a
+ * step that a step computes, and every value when one turns fusion off) share the
  * whole buffers the session planned by liveness. Each buffer is first
  * grown to its largest value of this run, then handed out, so that no
  * value's pointer is left to a buffer reallocated after it. */
@@ -297,7 +307,7 @@ static onyx_status prepare_run(const onyx_session *s, onyx__run_ctx *c, const on
     y->rank = x->rank;
     y->count = x->count;
     y->nbytes = x->nbytes;
-    ONYX__TRY(check_bounds(s, st, slots, err));
+    ONYX__TRY(check_runtime_inputs(s, st, slots, err));
   }
 
   /* 2. Output buffers: the caller's, checked for size first so that a
@@ -349,25 +359,26 @@ onyx_status onyx_session_run(onyx_session *s, const onyx_tensor *inputs, size_t 
 
   onyx_status st = prepare_run(s, c, inputs, outputs, err);
   if (st == ONYX_OK) {
-    /* 3. The groups in order, each after its kernel parameters: a bound
-     * may be computed by an earlier group. */
+    /* 3. The groups in order, each after its kernel parameters: a
+     * run-time input may be computed by an earlier group. */
     for (size_t g = 0; g < s->n_groups; g++) {
       const onyx__group *grp = &s->groups[g];
       for (size_t k = grp->first; k < grp->first + grp->n_steps; k++) {
         const onyx__step *step = &s->steps[k];
         c->params[k] = step->prep.params;
-        if (step->bound[0] >= 0 || step->bound[1] >= 0)
-          onyx__clip_params(s->values[step->x].desc.dtype,
-                            step->bound[0] >= 0 ? c->slots[step->bound[0]].data : NULL,
-                            step->bound[1] >= 0 ? c->slots[step->bound[1]].data : NULL,
-                            &c->params[k]);
+        if (step->prep.bind != NULL) {
+          onyx__runtime_inputs in;
+          runtime_inputs(s, step, c->slots, true, &in);
+          step->prep.bind(&in, &c->params[k]);
+        }
         /* A value written whole that is too large for the caches is
          * streamed, though each kernel call sees only a tile or a
          * thread's share of it. With several threads the bar is twice as
          * high: they pull more from the shared L3 together, so a working
-         * set that still half fits there keeps paying. Measured with Ceil
-         * on 2 threads, streaming vs ordinary stores (GB/s): 16 MB of
-         * output 43-48 vs 53-69, 32 MB 45-47 vs 24-34. */
+         * set that still half fits there keeps paying. Measured with the
+         * float32 rounding-up kernel on 2 threads, streaming vs ordinary
+         * stores (GB/s): 16 MB of output 43-48 vs 53-69, 32 MB 45-47 vs
+         * 24-34. */
         c->params[k].stream =
             step->sy < 0 &&
             c->slots[step->y].nbytes >= (s->workers > 1 ? 2 : 1) * ONYX__STREAM_MIN_BYTES;

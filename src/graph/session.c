@@ -314,15 +314,17 @@ static onyx_status check_node(builder *b, size_t n, const onyx__op **op_out,
   const onyx__op *op = onyx__op_find(node->op_type);
   if (op == NULL)
     return onyx__fail(b->err, ONYX_UNSUPPORTED_OP,
-                      "node %zu ('%s'): op '%s' is not supported (onyx supports Ceil, Clip, "
-                      "Constant, Floor, Sign)",
-                      n, node->name, node->op_type);
+                      "node %zu ('%s'): op '%s' is not supported (onyx supports %s)", n,
+                      node->name, node->op_type, onyx__op_names());
   const onyx__op_version *ver = onyx__op_version_at(op, opset);
   if (ver == NULL)
     return onyx__fail(b->err, ONYX_UNSUPPORTED_OP,
                       "node %zu ('%s'): op %s does not exist at opset %lld; it was introduced "
                       "in opset %d",
                       n, node->name, node->op_type, (long long)opset, op->versions[0].since);
+  if (ver->max_inputs > ONYX__MAX_OP_INPUTS)
+    return onyx__fail(b->err, ONYX_INTERNAL, "op %s-%d takes up to %u inputs; onyx plans for %d",
+                      node->op_type, ver->since, ver->max_inputs, ONYX__MAX_OP_INPUTS);
   if (node->n_inputs < ver->min_inputs || node->n_inputs > ver->max_inputs ||
       (ver->min_inputs > 0 && node->inputs[0][0] == '\0')) {
     return onyx__fail(b->err, ONYX_ARITY,
@@ -408,8 +410,9 @@ static onyx_status plan_nodes(builder *b, const uint32_t *order) {
     const onyx__op_version *ver = NULL;
     ONYX__TRY(check_node(b, n, &op, &ver));
 
-    const onyx__value_desc *inputs[3] = {NULL, NULL, NULL};
-    int32_t input_values[3] = {-1, -1, -1};
+    const onyx__value_desc *inputs[ONYX__MAX_OP_INPUTS] = {NULL};
+    int32_t input_values[ONYX__MAX_OP_INPUTS];
+    for (size_t i = 0; i < ONYX__MAX_OP_INPUTS; i++) input_values[i] = -1;
     for (size_t i = 0; i < node->n_inputs; i++) {
       if (node->inputs[i][0] == '\0') continue;
       input_values[i] = table_find(&b->names, node->inputs[i]);
@@ -421,7 +424,6 @@ static onyx_status plan_nodes(builder *b, const uint32_t *order) {
     onyx__value *y = &s->values[yv];
     onyx__prepared prep;
     memset(&prep, 0, sizeof prep);
-    prep.runtime_bound[0] = prep.runtime_bound[1] = -1;
     onyx__prepare_ctx ctx = {node, n, ver, b->m->onnx_opset, inputs,
                              s->opts.isa_cap, &s->arena, &y->desc};
     ONYX__TRY(op->prepare(&ctx, &prep, b->err));
@@ -435,8 +437,8 @@ static onyx_status plan_nodes(builder *b, const uint32_t *order) {
     st->prep = prep;
     st->x = (uint32_t)input_values[0];
     st->y = (uint32_t)yv;
-    for (int i = 0; i < 2; i++)
-      st->bound[i] = prep.runtime_bound[i] >= 0 ? input_values[prep.runtime_bound[i]] : -1;
+    for (size_t i = 0; i < ONYX__MAX_OP_INPUTS; i++)
+      st->in[i] = (prep.runtime_inputs >> i) & 1u ? input_values[i] : -1;
   }
   return ONYX_OK;
 }
@@ -585,8 +587,8 @@ static onyx_status plan_memory(builder *b, const bool *whole) {
   for (size_t k = 0; k < n; k++) {
     const onyx__step *st = &s->steps[k];
     last_use[st->x] = (uint32_t)k;
-    for (int i = 0; i < 2; i++)
-      if (st->bound[i] >= 0) last_use[st->bound[i]] = (uint32_t)k;
+    for (size_t i = 0; i < ONYX__MAX_OP_INPUTS; i++)
+      if (st->in[i] >= 0) last_use[st->in[i]] = (uint32_t)k;
   }
   for (size_t g = 0; g < s->n_groups; g++) {
     tiles.n_free = tiles.made = 0; /* tiles are reused from group to group */
@@ -594,9 +596,8 @@ static onyx_status plan_memory(builder *b, const bool *whole) {
       onyx__step *st = &s->steps[k];
       st->sx = tile_of[st->x];
       release(last_use, k, st->x, tile_of, buf_of, &tiles, &bufs);
-      for (int i = 0; i < 2; i++)
-        if (st->bound[i] >= 0)
-          release(last_use, k, (uint32_t)st->bound[i], tile_of, buf_of, &tiles, &bufs);
+      for (size_t i = 0; i < ONYX__MAX_OP_INPUTS; i++)
+        if (st->in[i] >= 0) release(last_use, k, (uint32_t)st->in[i], tile_of, buf_of, &tiles, &bufs);
       st->sy = whole[st->y] ? -1 : (tile_of[st->y] = take(&tiles));
       st->buf = whole[st->y] && !is_output[st->y] ? (buf_of[st->y] = take(&bufs)) : -1;
       if (last_use[st->y] == k) release(last_use, k, st->y, tile_of, buf_of, &tiles, &bufs);
@@ -608,12 +609,12 @@ static onyx_status plan_memory(builder *b, const bool *whole) {
 }
 
 /*
- * Splits the steps into fused groups (see onyx__group) and gives each value
- * that only its group reads a scratch tile. Steps are reordered so that a
- * group's steps are contiguous; that keeps every dependency, because steps
- * of different groups are linked only through Clip bounds, and when a bound
- * is computed by a step fusion is turned off: every step is then its own
- * group and every value is written whole, in model order.
+ * Splits the steps into fused groups (see onyx__group), then plans where
+ * their values live. Steps are reordered so that a group's steps are
+ * contiguous; that keeps every dependency, because steps of different
+ * groups are linked only through run-time inputs (such as bounds),
+ * and when a step computes one fusion is turned off: every step is then
+ * its own group and every value is written whole, in model order.
  */
 static onyx_status plan_groups(builder *b) {
   onyx_session *s = b->s;
@@ -621,12 +622,11 @@ static onyx_status plan_groups(builder *b) {
   onyx__arena *arena = &s->arena;
   bool *whole = onyx__arena_alloc(arena, sizeof(bool) * (s->n_values + 1));
   int32_t *producer = onyx__arena_alloc(arena, sizeof(int32_t) * (s->n_values + 1));
-  int32_t *scratch_of = onyx__arena_alloc(arena, sizeof(int32_t) * (s->n_values + 1));
   uint32_t *parent = onyx__arena_alloc(arena, sizeof(uint32_t) * (n + 1));
   int32_t *group_of_root = onyx__arena_alloc(arena, sizeof(int32_t) * (n + 1));
   onyx__step *sorted = onyx__arena_alloc(arena, sizeof(onyx__step) * (n + 1));
   s->groups = onyx__arena_alloc(arena, sizeof(onyx__group) * (n + 1));
-  if (!whole || !producer || !scratch_of || !parent || !group_of_root || !sorted || !s->groups)
+  if (!whole || !producer || !parent || !group_of_root || !sorted || !s->groups)
     return onyx__fail(b->err, ONYX_OUT_OF_MEMORY, "out of memory");
 
   bool fuse = true;
@@ -634,8 +634,8 @@ static onyx_status plan_groups(builder *b) {
   for (size_t i = 0; i < n; i++) producer[s->steps[i].y] = (int32_t)i;
   for (size_t o = 0; o < s->n_outputs; o++) whole[s->output_values[o]] = true;
   for (size_t i = 0; i < n; i++)
-    for (int k = 0; k < 2; k++) {
-      int32_t bv = s->steps[i].bound[k];
+    for (size_t k = 0; k < ONYX__MAX_OP_INPUTS; k++) {
+      int32_t bv = s->steps[i].in[k];
       if (bv < 0) continue;
       whole[bv] = true;
       if (producer[bv] >= 0) fuse = false;

@@ -12,7 +12,7 @@
 
 typedef enum onyx__value_kind {
   ONYX__VALUE_INPUT,    /* bound by the caller at run time */
-  ONYX__VALUE_CONSTANT, /* an initializer or a folded Constant node */
+  ONYX__VALUE_CONSTANT, /* an initializer, or a node folded when the session was made */
   ONYX__VALUE_COMPUTED  /* the output of a step */
 } onyx__value_kind;
 
@@ -25,12 +25,14 @@ typedef struct onyx__value {
   int32_t producer;     /* the model node index that defines it, or -1 */
 } onyx__value;
 
-/* One node to run: y = kernel(x) with Clip's bounds where present. */
+/* One node to run: y = kernel(x), with parameters from run-time inputs
+ * where the op has them. */
 typedef struct onyx__step {
   uint32_t node;       /* model node index, for messages */
   onyx__prepared prep;
   uint32_t x, y;       /* value indices */
-  int32_t bound[2];    /* value indices of run-time Clip bounds, or -1 */
+  int32_t in[ONYX__MAX_OP_INPUTS]; /* value of node input i when prep.runtime_inputs has
+                                    * bit i, else -1 */
   int32_t sx, sy;      /* scratch tile holding x / y inside a fused group, or -1 */
   int32_t buf;         /* whole buffer of the run context holding y when y is
                         * written whole but is no graph output, or -1 */
@@ -42,7 +44,8 @@ typedef struct onyx__step {
  * of them see the same number of elements. A run walks the group tile by
  * tile, running every step on a tile before the next, so that values only
  * the group reads live in per-worker scratch tiles and never reach main
- * memory. Values that are graph outputs or Clip bounds are written whole.
+ * memory. Values that are graph outputs or run-time inputs of a step
+ * (such as bounds) are written whole.
  */
 typedef struct onyx__group {
   uint32_t first, n_steps; /* steps[first .. first + n_steps) */

@@ -19,6 +19,7 @@
 
 #include "core/alloc.h"
 #include "core/error.h"
+#include "core/opset.h"
 #include "model/model.h"
 #include "model/pb.h"
 
@@ -820,7 +821,7 @@ static onyx_status check_opsets(parser *ps, onyx_error *err) {
   for (size_t i = 0; i < m->n_opsets; i++) {
     if (m->opsets[i].domain[0] == '\0') onnx = &m->opsets[i];
   }
-  int64_t max = onyx_max_opset();
+  int64_t max = ONYX__MAX_OPSET;
   if (onnx == NULL) {
     return onyx__fail(err, ONYX_OPSET,
                       "the model imports no ai.onnx opset; onyx supports opsets 1 to %lld",

@@ -29,11 +29,16 @@ static const onyx__attr_spec attrs_v6[] = {
 static const onyx__attr_spec attrs_none[] = {{NULL, 0}};
 
 static const onyx__op_version versions[] = {
-    {1, ONYX__DM_FLOATS, 1, 1, 1, attrs_v1},
-    {6, ONYX__DM_FLOATS, 1, 1, 1, attrs_v6},
-    {11, ONYX__DM_FLOATS, 1, 3, 1, attrs_none},
-    {12, ONYX__DM_FLOATS | ONYX__DM_INTS, 1, 3, 1, attrs_none},
-    {13, ONYX__DM_ALL, 1, 3, 1, attrs_none},
+    {.since = 1, .types = ONYX__DM_FLOATS, .min_inputs = 1, .max_inputs = 1, .n_outputs = 1,
+     .attrs = attrs_v1},
+    {.since = 6, .types = ONYX__DM_FLOATS, .min_inputs = 1, .max_inputs = 1, .n_outputs = 1,
+     .attrs = attrs_v6},
+    {.since = 11, .types = ONYX__DM_FLOATS, .min_inputs = 1, .max_inputs = 3, .n_outputs = 1,
+     .attrs = attrs_none},
+    {.since = 12, .types = ONYX__DM_FLOATS | ONYX__DM_INTS, .min_inputs = 1, .max_inputs = 3,
+     .n_outputs = 1, .attrs = attrs_none},
+    {.since = 13, .types = ONYX__DM_ALL, .min_inputs = 1, .max_inputs = 3, .n_outputs = 1,
+     .attrs = attrs_none},
 };
 
 /*
@@ -98,31 +103,50 @@ static onyx_status check_bound_shape(onyx__prepare_ctx *ctx, size_t i, onyx_erro
                     i, ctx->node->inputs[i], i == 1 ? "min" : "max");
 }
 
+/* Run-time bounds must each hold one element. */
+static onyx_status check_runtime(const onyx__runtime_inputs *in, onyx_error *err) {
+  for (int i = 1; i <= 2; i++) {
+    if (!((in->present >> i) & 1u) || in->count[i] == 1) continue;
+    return onyx__fail(err, ONYX_INPUT_SHAPE,
+                      "node %zu ('%s', %s): input %d '%s' (the %s bound) holds %zu elements; "
+                      "it must hold exactly one",
+                      in->node_index, in->node->name, in->node->op_type, i, in->node->inputs[i],
+                      i == 2 ? "max" : "min", in->count[i]);
+  }
+  return ONYX_OK;
+}
+
+static void bind_runtime(const onyx__runtime_inputs *in, onyx__kparams *params) {
+  onyx__clip_params(in->dtype, in->data[1], in->data[2], params);
+}
+
 static onyx_status prepare(onyx__prepare_ctx *ctx, onyx__prepared *prep, onyx_error *err) {
   ONYX__TRY(onyx__prepare_unary(ctx, prep, ONYX__KOP_CLIP, err));
-  prep->runtime_bound[0] = prep->runtime_bound[1] = -1;
   if (ctx->version->since < 11) return prepare_attrs(ctx, prep);
 
   const void *bound[2] = {NULL, NULL};
-  bool dynamic = false;
+  unsigned runtime = 0;
   for (size_t i = 1; i <= 2; i++) {
     if (i >= ctx->node->n_inputs || ctx->inputs[i] == NULL) continue;
     ONYX__TRY(check_bound_shape(ctx, i, err));
     if (ctx->inputs[i]->constant != NULL) {
       bound[i - 1] = ctx->inputs[i]->constant->data;
     } else {
-      dynamic = true;
+      runtime |= 1u << i;
     }
   }
-  if (!dynamic) {
+  if (runtime == 0) {
     onyx__clip_params(ctx->inputs[0]->dtype, bound[0], bound[1], &prep->params);
     return ONYX_OK;
   }
-  /* At least one bound is known only at run time: the session reads both
-   * bounds then and computes the parameters for that run. */
+  /* At least one bound is known only at run time: a run reads both bounds
+   * then (a constant one too) and computes the parameters for that run. */
   for (size_t i = 1; i <= 2; i++)
-    if (i < ctx->node->n_inputs && ctx->inputs[i] != NULL) prep->runtime_bound[i - 1] = (int)i;
+    if (i < ctx->node->n_inputs && ctx->inputs[i] != NULL) runtime |= 1u << i;
+  prep->runtime_inputs = runtime;
+  prep->check = check_runtime;
+  prep->bind = bind_runtime;
   return ONYX_OK;
 }
 
-const onyx__op onyx__op_clip = {"Clip", versions, sizeof versions / sizeof versions[0], prepare};
+const onyx__op onyx__op_clip = {ONYX__OP_VERSIONS(versions), .prepare = prepare};

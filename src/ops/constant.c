@@ -29,12 +29,20 @@ static const onyx__attr_spec attrs_v12[] = {{"value", ONYX__ATTR_TENSOR},
  * int4, float4 and the like), so for every type onyx has they behave as
  * version 13; they are listed so that the version reported is the real one.
  */
+/* Every version: no inputs, one output. */
+#define CONSTANT_VERSION(v, t, a) \
+  {.since = (v), .types = (t), .min_inputs = 0, .max_inputs = 0, .n_outputs = 1, .attrs = (a)}
+
 static const onyx__op_version versions[] = {
-    {1, ONYX__DM_FLOATS, 0, 0, 1, attrs_v1},    {9, ALL_BUT_BF16, 0, 0, 1, attrs_v1},
-    {11, ALL_BUT_BF16, 0, 0, 1, attrs_v11},     {12, ALL_BUT_BF16, 0, 0, 1, attrs_v12},
-    {13, ONYX__DM_ALL, 0, 0, 1, attrs_v12},     {19, ONYX__DM_ALL, 0, 0, 1, attrs_v12},
-    {21, ONYX__DM_ALL, 0, 0, 1, attrs_v12},     {23, ONYX__DM_ALL, 0, 0, 1, attrs_v12},
-    {24, ONYX__DM_ALL, 0, 0, 1, attrs_v12},
+    CONSTANT_VERSION(1, ONYX__DM_FLOATS, attrs_v1),
+    CONSTANT_VERSION(9, ALL_BUT_BF16, attrs_v1),
+    CONSTANT_VERSION(11, ALL_BUT_BF16, attrs_v11),
+    CONSTANT_VERSION(12, ALL_BUT_BF16, attrs_v12),
+    CONSTANT_VERSION(13, ONYX__DM_ALL, attrs_v12),
+    CONSTANT_VERSION(19, ONYX__DM_ALL, attrs_v12),
+    CONSTANT_VERSION(21, ONYX__DM_ALL, attrs_v12),
+    CONSTANT_VERSION(23, ONYX__DM_ALL, attrs_v12),
+    CONSTANT_VERSION(24, ONYX__DM_ALL, attrs_v12),
 };
 
 /* Builds the tensor of a value_float(s) / value_int(s) attribute. */
@@ -117,5 +125,4 @@ static onyx_status prepare(onyx__prepare_ctx *ctx, onyx__prepared *prep, onyx_er
   return ONYX_OK;
 }
 
-const onyx__op onyx__op_constant = {"Constant", versions, sizeof versions / sizeof versions[0],
-                                    prepare};
+const onyx__op onyx__op_constant = {ONYX__OP_VERSIONS(versions), .prepare = prepare};

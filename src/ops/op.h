@@ -13,11 +13,9 @@
 #include <stddef.h>
 
 #include "core/dtype.h"
+#include "core/opset.h"
 #include "kernels/kernels.h"
 #include "model/model.h"
-
-/* The newest ai.onnx opset onyx knows: no op it supports changed after it. */
-#define ONYX__MAX_OPSET 28
 
 typedef struct onyx__attr_spec {
   const char *name;
@@ -42,15 +40,43 @@ typedef struct onyx__value_desc {
   const onyx__tensor *constant; /* non-NULL when the value is known now */
 } onyx__value_desc;
 
+/* The most inputs any op takes (Clip: x, min, max). Arrays indexed by
+ * node input are this long; tests check every version table against it. */
+#define ONYX__MAX_OP_INPUTS 3
+
+/*
+ * A node's inputs that are known only at run time, besides input 0 (the
+ * data every element-wise kernel reads), as an op's run-time hooks see
+ * them. Inputs not in `present` have count 0 and data NULL.
+ */
+typedef struct onyx__runtime_inputs {
+  const onyx__node *node; /* for messages */
+  size_t node_index;
+  onyx_dtype dtype;                       /* of input 0 */
+  unsigned present;                       /* bit i: input i is a run-time input */
+  size_t count[ONYX__MAX_OP_INPUTS];      /* elements of input i at this run */
+  const void *data[ONYX__MAX_OP_INPUTS];  /* its elements; NULL in check */
+} onyx__runtime_inputs;
+
+/* Checks the run-time inputs' shapes before a run writes anything; the
+ * error names the node and the input. */
+typedef onyx_status (*onyx__runtime_check_fn)(const onyx__runtime_inputs *in, onyx_error *err);
+/* Turns the run-time inputs' elements into the kernel parameters, just
+ * before the step runs (an earlier step may compute them). Cannot fail:
+ * check has passed. */
+typedef void (*onyx__runtime_bind_fn)(const onyx__runtime_inputs *in, onyx__kparams *params);
+
 /* How a node runs, filled by prepare. */
 typedef struct onyx__prepared {
   /* Element-wise nodes: out = kernel(input 0). */
   onyx__kop kop;
   onyx__ukernel kernel;
   onyx__kparams params;
-  /* Clip's bounds that are only known at run time: input index or -1. They
-   * are read from the value then and turned into params. */
-  int runtime_bound[2];
+  /* Inputs known only at run time (bit i for node input i > 0), which a
+   * run hands to check and then to bind; 0 when params are complete. */
+  unsigned runtime_inputs;
+  onyx__runtime_check_fn check;
+  onyx__runtime_bind_fn bind;
   /* Nodes whose output is known now (Constant): the value. */
   const onyx__tensor *constant;
 } onyx__prepared;
@@ -71,14 +97,45 @@ typedef onyx_status (*onyx__prepare_fn)(onyx__prepare_ctx *ctx, onyx__prepared *
                                         onyx_error *err);
 
 typedef struct onyx__op {
-  const char *name;
   const onyx__op_version *versions; /* ascending by since */
   size_t n_versions;
   onyx__prepare_fn prepare;
 } onyx__op;
 
+/*
+ * Every supported ai.onnx op, once, in the order messages list them:
+ * X(ONNX name, C name). It declares onyx__op_<C name>, which the op's file
+ * in src/ops/ defines, and makes the registry, the list in messages and the
+ * tests' tables.
+ */
+#define ONYX__OP_MAP(X) \
+  X(Ceil, ceil)         \
+  X(Clip, clip)         \
+  X(Constant, constant) \
+  X(Floor, floor)       \
+  X(Sign, sign)
+
+#define ONYX_X_(name, cname) extern const onyx__op onyx__op_##cname;
+ONYX__OP_MAP(ONYX_X_)
+#undef ONYX_X_
+
+/* The fields of onyx__op that name its version table v (an array). */
+#define ONYX__OP_VERSIONS(v) .versions = (v), .n_versions = sizeof(v) / sizeof((v)[0])
+
 /* The registered op of this ai.onnx name, or NULL. */
 const onyx__op *onyx__op_find(const char *op_type);
+
+/* The number of registered ops, and op i of them (its ONNX name in *name),
+ * or NULL past the end: for listings and tests. */
+size_t onyx__op_count(void);
+const onyx__op *onyx__op_at(size_t i, const char **name);
+
+/* The supported ops' names, "Ceil, Clip, ...", for messages. */
+const char *onyx__op_names(void);
+
+/* The versions of Ceil and Floor, which changed together (ceil.c). */
+#define ONYX__ROUNDING_VERSIONS 3
+extern const onyx__op_version onyx__rounding_versions[ONYX__ROUNDING_VERSIONS];
 
 /* The version of op in force at opset, or NULL if op did not exist yet. */
 const onyx__op_version *onyx__op_version_at(const onyx__op *op, int64_t opset);
@@ -93,8 +150,5 @@ onyx_status onyx__prepare_unary(onyx__prepare_ctx *ctx, onyx__prepared *prep, on
 
 /* The attribute of that name on the node, or NULL. */
 const onyx__attr *onyx__node_attr(const onyx__node *node, const char *name);
-
-extern const onyx__op onyx__op_ceil, onyx__op_floor, onyx__op_clip, onyx__op_sign,
-    onyx__op_constant;
 
 #endif

@@ -5,17 +5,37 @@
 #include "core/error.h"
 #include "ops/op.h"
 
-/* Every supported ai.onnx op, once. */
-static const onyx__op *const ops[] = {
-    &onyx__op_ceil, &onyx__op_clip, &onyx__op_constant, &onyx__op_floor, &onyx__op_sign,
+static const struct {
+  const char *name;
+  const onyx__op *op;
+} ops[] = {
+#define ONYX_X_(name, cname) {#name, &onyx__op_##cname},
+    ONYX__OP_MAP(ONYX_X_)
+#undef ONYX_X_
 };
 
-int64_t onyx_max_opset(void) { return ONYX__MAX_OPSET; }
+#define N_OPS (sizeof ops / sizeof ops[0])
 
+/* A handful of ops: a linear search costs less than hashing the name. */
 const onyx__op *onyx__op_find(const char *op_type) {
-  for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
-    if (strcmp(ops[i]->name, op_type) == 0) return ops[i];
+  for (size_t i = 0; i < N_OPS; i++)
+    if (strcmp(ops[i].name, op_type) == 0) return ops[i].op;
   return NULL;
+}
+
+size_t onyx__op_count(void) { return N_OPS; }
+
+const onyx__op *onyx__op_at(size_t i, const char **name) {
+  if (i >= N_OPS) return NULL;
+  if (name != NULL) *name = ops[i].name;
+  return ops[i].op;
+}
+
+const char *onyx__op_names(void) {
+#define ONYX_X_(name, cname) ", " #name
+  static const char names[] = ONYX__OP_MAP(ONYX_X_);
+#undef ONYX_X_
+  return names + 2; /* past the first ", " */
 }
 
 const onyx__op_version *onyx__op_version_at(const onyx__op *op, int64_t opset) {

@@ -4,12 +4,14 @@
 static const onyx__attr_spec attrs_none[] = {{NULL, 0}};
 
 static const onyx__op_version versions[] = {
-    {9, ONYX__DM_FLOATS | ONYX__DM_INTS, 1, 1, 1, attrs_none},
-    {13, ONYX__DM_ALL, 1, 1, 1, attrs_none},
+    {.since = 9, .types = ONYX__DM_FLOATS | ONYX__DM_INTS, .min_inputs = 1, .max_inputs = 1,
+     .n_outputs = 1, .attrs = attrs_none},
+    {.since = 13, .types = ONYX__DM_ALL, .min_inputs = 1, .max_inputs = 1, .n_outputs = 1,
+     .attrs = attrs_none},
 };
 
 static onyx_status prepare(onyx__prepare_ctx *ctx, onyx__prepared *prep, onyx_error *err) {
   return onyx__prepare_unary(ctx, prep, ONYX__KOP_SIGN, err);
 }
 
-const onyx__op onyx__op_sign = {"Sign", versions, sizeof versions / sizeof versions[0], prepare};
+const onyx__op onyx__op_sign = {ONYX__OP_VERSIONS(versions), .prepare = prepare};

@@ -353,6 +353,36 @@ static void test_shared_symbolic_dims(void **state) {
   onyx__pbw_free(&bytes);
 }
 
+/* A run-time bound of a symbolic size must hold one element at run time;
+ * the op words the error, naming the node and the bound. */
+static void test_runtime_bound_count(void **state) {
+  (void)state;
+  onyx__pbw g = {0}, bytes = {0};
+  const int64_t two[1] = {2}, sym[1] = {-1};
+  mb_value(&g, 11, "x", ONYX_DTYPE_FLOAT, 1, two);
+  mb_value(&g, 11, "hi", ONYX_DTYPE_FLOAT, 1, sym);
+  mb_node(&g, "Clip", "clip0", "x", "", "hi", "y", NULL);
+  mb_value(&g, 12, "y", ONYX_DTYPE_FLOAT, 1, two);
+  mb_model(&bytes, 8, 13, &g);
+  onyx_model *m = NULL;
+  onyx_session *s = NULL;
+  onyx_error err = {0};
+  assert_int_equal(onyx_model_load_memory(bytes.buf, bytes.len, &m, &err), ONYX_OK);
+  assert_int_equal(onyx_session_create(m, NULL, &s, &err), ONYX_OK);
+  float x[2] = {1, 5}, hi[2] = {2, 3}, y[2];
+  onyx_tensor in[2] = {{ONYX_DTYPE_FLOAT, 1, {2}, x, sizeof x}, {ONYX_DTYPE_FLOAT, 1, {1}, hi, sizeof hi}};
+  onyx_tensor out = {.data = y, .size = sizeof y};
+  assert_int_equal(onyx_session_run(s, in, 2, &out, 1, &err), ONYX_OK);
+  assert_true(y[0] == 1 && y[1] == 2);
+  in[1].dims[0] = 2;
+  assert_int_equal(onyx_session_run(s, in, 2, &out, 1, &err), ONYX_INPUT_SHAPE);
+  assert_string_equal(err.message, "node 0 ('clip0', Clip): input 2 'hi' (the max bound) holds 2 "
+                                   "elements; it must hold exactly one");
+  onyx_session_free(s);
+  onyx_model_free(m);
+  onyx__pbw_free(&bytes);
+}
+
 /*
  * Working memory follows the graph's widest point, not its length: a long
  * chain needs one scratch tile per worker when fused, and two whole
@@ -442,6 +472,7 @@ int main(void) {
       cmocka_unit_test(test_status_names),
       cmocka_unit_test(test_shared_symbolic_dims),
       cmocka_unit_test(test_long_chain_working_memory),
+      cmocka_unit_test(test_runtime_bound_count),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
