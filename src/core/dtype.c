@@ -1,17 +1,42 @@
 #include "core/dtype.h"
 
+#include <assert.h>
 #include <stdio.h>
 #include <string.h>
+
+/* Each type's class. The table below takes it by the type's name, so a type
+ * added to ONYX_DTYPE_MAP without a line here does not compile. */
+#define CLASS_OF_FLOAT ONYX__DCLASS_FLOAT
+#define CLASS_OF_DOUBLE ONYX__DCLASS_FLOAT
+#define CLASS_OF_FLOAT16 ONYX__DCLASS_HALF
+#define CLASS_OF_BFLOAT16 ONYX__DCLASS_HALF
+#define CLASS_OF_INT8 ONYX__DCLASS_SINT
+#define CLASS_OF_INT16 ONYX__DCLASS_SINT
+#define CLASS_OF_INT32 ONYX__DCLASS_SINT
+#define CLASS_OF_INT64 ONYX__DCLASS_SINT
+#define CLASS_OF_UINT8 ONYX__DCLASS_UINT
+#define CLASS_OF_UINT16 ONYX__DCLASS_UINT
+#define CLASS_OF_UINT32 ONYX__DCLASS_UINT
+#define CLASS_OF_UINT64 ONYX__DCLASS_UINT
 
 static const struct {
   onyx_dtype type;
   const char *name;
   size_t size;
+  onyx__dclass dclass;
 } dtypes[ONYX__DTYPE_COUNT] = {
-#define ONYX_X_(name, value, cname, size) {ONYX_DTYPE_##name, cname, size},
+#define ONYX_X_(name, value, cname, size) {ONYX_DTYPE_##name, cname, size, CLASS_OF_##name},
     ONYX_DTYPE_MAP(ONYX_X_)
 #undef ONYX_X_
 };
+
+#define ONYX_X_(name, value, cname, size) \
+  static_assert((size) <= ONYX__MAX_DTYPE_SIZE, #name " fits ONYX__MAX_DTYPE_SIZE");
+ONYX_DTYPE_MAP(ONYX_X_)
+#undef ONYX_X_
+
+/* Type masks are bit sets over dense indices. */
+static_assert(ONYX__DTYPE_COUNT <= sizeof(onyx__dmask) * 8, "onyx__dmask has a bit per type");
 
 int onyx__dtype_index(onyx_dtype dtype) {
   switch (dtype) {
@@ -42,26 +67,8 @@ size_t onyx_dtype_size(onyx_dtype dtype) {
 }
 
 onyx__dclass onyx__dtype_class(onyx_dtype dtype) {
-  switch (dtype) {
-    case ONYX_DTYPE_FLOAT:
-    case ONYX_DTYPE_DOUBLE:
-      return ONYX__DCLASS_FLOAT;
-    case ONYX_DTYPE_FLOAT16:
-    case ONYX_DTYPE_BFLOAT16:
-      return ONYX__DCLASS_HALF;
-    case ONYX_DTYPE_INT8:
-    case ONYX_DTYPE_INT16:
-    case ONYX_DTYPE_INT32:
-    case ONYX_DTYPE_INT64:
-      return ONYX__DCLASS_SINT;
-    case ONYX_DTYPE_UINT8:
-    case ONYX_DTYPE_UINT16:
-    case ONYX_DTYPE_UINT32:
-    case ONYX_DTYPE_UINT64:
-      return ONYX__DCLASS_UINT;
-    default:
-      return ONYX__DCLASS_NONE;
-  }
+  int i = onyx__dtype_index(dtype);
+  return i < 0 ? ONYX__DCLASS_NONE : dtypes[i].dclass;
 }
 
 void onyx__dmask_format(onyx__dmask m, char *buf, size_t cap) {

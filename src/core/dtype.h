@@ -27,6 +27,10 @@ typedef enum onyx__dindex {
       ONYX__DTYPE_COUNT
 } onyx__dindex;
 
+/* The widest element, in bytes: scratch tiles and kernel parameters hold
+ * any type in this many bytes per element (checked in dtype.c). */
+#define ONYX__MAX_DTYPE_SIZE 8
+
 /* True for a type in ONYX_DTYPE_MAP. */
 bool onyx__dtype_known(int dtype);
 /* The dense index of a known type, or -1. */

@@ -61,7 +61,7 @@ static onyx__run_ctx *run_ctx_new(const onyx_session *s) {
   c->capacity = onyx__calloc(s->n_buffers + 1, sizeof *c->capacity);
   c->need = onyx__calloc(s->n_buffers + 1, sizeof *c->need);
   c->params = onyx__calloc(s->n_steps + 1, sizeof *c->params);
-  c->scratch_stride = (size_t)s->n_scratch * ONYX__TILE_ELEMS * 8;
+  c->scratch_stride = (size_t)s->n_scratch * ONYX__TILE_BYTES;
   if (c->scratch_stride > 0)
     c->scratch = onyx__malloc(c->scratch_stride * s->workers);
   if (!c->slots || !c->allocated || !c->buffers || !c->capacity || !c->need || !c->params ||
@@ -98,8 +98,6 @@ static onyx_status check_input(const onyx_session *s, size_t i, const onyx_tenso
   if (info->has_shape && t->rank != info->rank)
     return onyx__fail(err, ONYX_INPUT_SHAPE, "input %zu ('%s'): rank %u given, %u expected", i,
                       info->name, t->rank, info->rank);
-  uint64_t c = 1;
-  bool too_many = false;
   for (uint32_t d = 0; d < t->rank; d++) {
     if (t->dims[d] < 0)
       return onyx__fail(err, ONYX_INPUT_SHAPE, "input %zu ('%s'): dimension %u is negative (%lld)",
@@ -108,20 +106,13 @@ static onyx_status check_input(const onyx_session *s, size_t i, const onyx_tenso
       return onyx__fail(err, ONYX_INPUT_SHAPE,
                         "input %zu ('%s'): dimension %u is %lld; the model fixes it at %lld", i,
                         info->name, d, (long long)t->dims[d], (long long)info->dims[d]);
-    /* The limits of onyx__shape_count (each dimension and the product),
-     * which words the error below. */
-    const uint64_t dim = (uint64_t)t->dims[d];
-    too_many |= dim > (uint64_t)ONYX__MAX_ELEMENTS || __builtin_mul_overflow(c, dim, &c) ||
-                c > (uint64_t)ONYX__MAX_ELEMENTS;
   }
-  if (too_many || c > SIZE_MAX) {
-    onyx_error shape_err;
-    memset(&shape_err, 0, sizeof shape_err);
-    (void)onyx__shape_count(t->dims, t->rank, count, &shape_err);
+  /* The element limits every tensor has; shape_err is written only when
+   * the count fails. */
+  onyx_error shape_err;
+  if (onyx__shape_count(t->dims, t->rank, count, &shape_err) != ONYX_OK)
     return onyx__fail(err, ONYX_INPUT_SHAPE, "input %zu ('%s'): %s", i, info->name,
                       shape_err.message);
-  }
-  *count = (size_t)c;
   return ONYX_OK;
 }
 
@@ -204,9 +195,9 @@ static void run_range(const group_job *j, size_t begin, size_t end, unsigned wor
     size_t n = end - t < ONYX__TILE_ELEMS ? end - t : ONYX__TILE_ELEMS;
     for (uint32_t k = 0; k < g->n_steps; k++) {
       const onyx__step *st = &steps[k];
-      const void *x = st->sx >= 0 ? scratch + (size_t)st->sx * ONYX__TILE_ELEMS * 8
+      const void *x = st->sx >= 0 ? scratch + (size_t)st->sx * ONYX__TILE_BYTES
                                   : at(&c->slots[st->x], elem, t);
-      void *y = st->sy >= 0 ? scratch + (size_t)st->sy * ONYX__TILE_ELEMS * 8
+      void *y = st->sy >= 0 ? scratch + (size_t)st->sy * ONYX__TILE_BYTES
                             : at(&c->slots[st->y], elem, t);
       st->prep.kernel(n, x, y, &c->params[g->first + k]);
     }

@@ -5,6 +5,7 @@
  */
 #include "graph/session.h"
 
+#include <assert.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -293,11 +294,13 @@ static onyx_status sort_nodes(builder *b, uint32_t **order_out) {
   return ONYX_OK;
 }
 
-static const char *onyx__attr_type_name(onyx__attr_type t) {
+static const char *attr_type_name(onyx__attr_type t) {
   static const char *const names[] = {"UNDEFINED", "FLOAT",   "INT",         "STRING",
                                       "TENSOR",    "GRAPH",   "FLOATS",      "INTS",
                                       "STRINGS",   "TENSORS", "GRAPHS",      "SPARSE_TENSOR",
                                       "SPARSE_TENSORS", "TYPE_PROTO", "TYPE_PROTOS"};
+  static_assert(sizeof names / sizeof names[0] == ONYX__ATTR_TYPE_PROTOS + 1,
+                "a name for every attribute type");
   return (unsigned)t < sizeof names / sizeof names[0] ? names[t] : "UNKNOWN";
 }
 
@@ -353,7 +356,7 @@ static onyx_status check_node(builder *b, size_t n, const onyx__op **op_out,
                         "node %zu ('%s', %s-%d at opset %lld): attribute '%s' has type %s; it "
                         "must have type %s",
                         n, node->name, node->op_type, ver->since, (long long)opset, attr->name,
-                        onyx__attr_type_name(attr->type), onyx__attr_type_name(spec->type));
+                        attr_type_name(attr->type), attr_type_name(spec->type));
     for (size_t p = 0; p < a; p++)
       if (strcmp(node->attrs[p].name, attr->name) == 0)
         return onyx__fail(b->err, ONYX_ATTRIBUTE,

@@ -2,6 +2,7 @@
 #ifndef ONYX_GRAPH_SESSION_H
 #define ONYX_GRAPH_SESSION_H
 
+#include <assert.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -27,6 +28,9 @@ typedef struct onyx__value {
 
 /* One node to run: y = kernel(x), with parameters from run-time inputs
  * where the op has them. */
+/* onyx__prepared.runtime_inputs has a bit per node input. */
+static_assert(ONYX__MAX_OP_INPUTS <= sizeof(unsigned) * 8, "a bit per op input");
+
 typedef struct onyx__step {
   uint32_t node;       /* model node index, for messages */
   onyx__prepared prep;
@@ -53,9 +57,11 @@ typedef struct onyx__group {
   uint32_t elem;           /* bytes per element (one type runs through a group) */
 } onyx__group;
 
-/* Elements per scratch tile: 16 KiB of the widest type, so a few streams of
- * a fused chain stay in the L1/L2 caches. */
+/* Elements per scratch tile: 16 KiB of the widest type
+ * (ONYX__MAX_DTYPE_SIZE), so a few streams of a fused chain stay in the
+ * L1/L2 caches. */
 #define ONYX__TILE_ELEMS 2048
+#define ONYX__TILE_BYTES ((size_t)ONYX__TILE_ELEMS * ONYX__MAX_DTYPE_SIZE)
 
 typedef struct onyx__run_ctx onyx__run_ctx;
 /* Frees a run context (run.c). NULL is a no-op. */

@@ -10,7 +10,7 @@
 #include "kernels/kernels.h"
 
 /* The ONNX spelling of an op ("Ceil"), made from the one op list. */
-static void onyx__kop_onnx_name(onyx__kop op, char *buf, size_t cap) {
+static void kop_onnx_name(onyx__kop op, char *buf, size_t cap) {
   static const char *const names[ONYX__KOP_COUNT] = {
 #define ONYX_X_(name, lname) lname,
       ONYX__KOP_MAP(ONYX_X_)
@@ -22,7 +22,7 @@ static void onyx__kop_onnx_name(onyx__kop op, char *buf, size_t cap) {
 
 /* The types op has a kernel for. The scalar table is complete, so it is
  * the one place that says which types an op allows. */
-static onyx__dmask onyx__kop_types(onyx__kop op) {
+static onyx__dmask kop_types(onyx__kop op) {
   onyx__dmask m = 0;
   for (int i = 0; i < ONYX__DTYPE_COUNT; i++) {
     if (onyx__kernels_scalar.k[op][i] != NULL) m |= 1u << i;
@@ -30,11 +30,11 @@ static onyx__dmask onyx__kop_types(onyx__kop op) {
   return m;
 }
 
-static onyx_status onyx__kernel_call(onyx__kop op, onyx_dtype dtype, size_t n, const void *x,
+static onyx_status kernel_call(onyx__kop op, onyx_dtype dtype, size_t n, const void *x,
                                      void *y, const void *lo, const void *hi, onyx_error *err) {
   char name[16];
   if (n > 0 && (x == NULL || y == NULL)) {
-    onyx__kop_onnx_name(op, name, sizeof name);
+    kop_onnx_name(op, name, sizeof name);
     return onyx__fail(err, ONYX_INVALID_ARGUMENT, "%s: %s is NULL with n = %zu", name,
                       x == NULL ? "x" : "y", n);
   }
@@ -42,9 +42,9 @@ static onyx_status onyx__kernel_call(onyx__kop op, onyx_dtype dtype, size_t n, c
   if (kernel == NULL) {
     /* The name is formatted only here, on the error paths: the success
      * path of a one-element call must cost little more than the kernel. */
-    onyx__kop_onnx_name(op, name, sizeof name);
+    kop_onnx_name(op, name, sizeof name);
     char allowed[256];
-    onyx__dmask_format(onyx__kop_types(op), allowed, sizeof allowed);
+    onyx__dmask_format(kop_types(op), allowed, sizeof allowed);
     if (onyx__dtype_known((int)dtype)) {
       return onyx__fail(err, ONYX_TYPE, "%s: type %s is not supported; allowed: %s", name,
                         onyx_dtype_name(dtype), allowed);
@@ -64,18 +64,18 @@ static onyx_status onyx__kernel_call(onyx__kop op, onyx_dtype dtype, size_t n, c
 }
 
 onyx_status onyx_ceil(onyx_dtype dtype, size_t n, const void *x, void *y, onyx_error *err) {
-  return onyx__kernel_call(ONYX__KOP_CEIL, dtype, n, x, y, NULL, NULL, err);
+  return kernel_call(ONYX__KOP_CEIL, dtype, n, x, y, NULL, NULL, err);
 }
 
 onyx_status onyx_floor(onyx_dtype dtype, size_t n, const void *x, void *y, onyx_error *err) {
-  return onyx__kernel_call(ONYX__KOP_FLOOR, dtype, n, x, y, NULL, NULL, err);
+  return kernel_call(ONYX__KOP_FLOOR, dtype, n, x, y, NULL, NULL, err);
 }
 
 onyx_status onyx_sign(onyx_dtype dtype, size_t n, const void *x, void *y, onyx_error *err) {
-  return onyx__kernel_call(ONYX__KOP_SIGN, dtype, n, x, y, NULL, NULL, err);
+  return kernel_call(ONYX__KOP_SIGN, dtype, n, x, y, NULL, NULL, err);
 }
 
 onyx_status onyx_clip(onyx_dtype dtype, size_t n, const void *x, void *y, const void *lo,
                       const void *hi, onyx_error *err) {
-  return onyx__kernel_call(ONYX__KOP_CLIP, dtype, n, x, y, lo, hi, err);
+  return kernel_call(ONYX__KOP_CLIP, dtype, n, x, y, lo, hi, err);
 }

@@ -73,7 +73,7 @@ static const onyx__level_table onyx__tables[ONYX_ISA_AVX512 + 1][ONYX__LEVEL_TAB
  * has no kernel for the type at any level, or op or type is unknown. A cap
  * above the highest level (ONYX_ISA_BEST) means no cap.
  */
-static bool onyx__kernel_find(onyx__kop op, onyx_dtype dtype, onyx_isa cap, onyx__ukernel *kernel,
+static bool kernel_find(onyx__kop op, onyx_dtype dtype, onyx_isa cap, onyx__ukernel *kernel,
                               onyx_isa *isa) {
   int di = onyx__dtype_index(dtype);
   if ((int)op < 0 || (int)op >= ONYX__KOP_COUNT || di < 0) return false;
@@ -99,7 +99,7 @@ static bool onyx__kernel_find(onyx__kop op, onyx_dtype dtype, onyx_isa cap, onyx
 onyx__ukernel onyx__kernel_get(onyx__kop op, onyx_dtype dtype, onyx_isa cap) {
   onyx__ukernel kernel;
   onyx_isa isa;
-  return onyx__kernel_find(op, dtype, cap, &kernel, &isa) ? kernel : NULL;
+  return kernel_find(op, dtype, cap, &kernel, &isa) ? kernel : NULL;
 }
 
 onyx_isa onyx__kernel_isa(onyx__kop op, onyx_dtype dtype, onyx_isa cap) {
@@ -107,5 +107,5 @@ onyx_isa onyx__kernel_isa(onyx__kop op, onyx_dtype dtype, onyx_isa cap) {
   onyx_isa isa;
   /* With no kernel at all there is no level to report; scalar is the
    * level every lookup ends at. */
-  return onyx__kernel_find(op, dtype, cap, &kernel, &isa) ? isa : ONYX_ISA_SCALAR;
+  return kernel_find(op, dtype, cap, &kernel, &isa) ? isa : ONYX_ISA_SCALAR;
 }

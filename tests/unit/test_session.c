@@ -448,7 +448,7 @@ static size_t chain_working_bytes(size_t n, bool computed_bound, unsigned thread
 
 static void test_long_chain_working_memory(void **state) {
   (void)state;
-  const size_t tile = ONYX__TILE_ELEMS * 8, value = CHAIN_ELEMS * sizeof(float);
+  const size_t tile = ONYX__TILE_BYTES, value = CHAIN_ELEMS * sizeof(float);
   const unsigned threads[] = {1, 3};
   for (size_t t = 0; t < 2; t++) {
     size_t fused = chain_working_bytes(10000, false, threads[t]);
