@@ -67,12 +67,25 @@ extern const onyx__kernel_table onyx__kernels_avx512fp16;
 
 /* ---- Levels, ops, types ------------------------------------------------- */
 
-/* The SIMD levels this run tests: those the CPU (and ONYX_ISA) allows. */
+#define N_SIMD_LEVELS (ONYX_ISA_AVX512 - ONYX_ISA_SSE41 + 1)
+
+/* The SIMD levels this run tests: those the CPU (and ONYX_ISA) allows.
+ * Each level left out is reported once, with the reason. */
 static size_t simd_levels(onyx_isa *out) {
+  static bool reported;
+  const char *env = getenv("ONYX_ISA");
   size_t k = 0;
   for (int l = ONYX_ISA_SSE41; l <= ONYX_ISA_AVX512; l++) {
-    if (l <= (int)onyx__cpu_isa()) out[k++] = (onyx_isa)l;
+    if (l <= (int)onyx__cpu_isa()) {
+      out[k++] = (onyx_isa)l;
+    } else if (!reported) {
+      printf("[  SKIP    ] level %s: %s\n", onyx_isa_name((onyx_isa)l),
+             env != NULL && onyx__cpu_isa_lower(ONYX_ISA_AVX512, env) < (onyx_isa)l
+                 ? "ONYX_ISA lowers the level below it"
+                 : "this CPU or OS does not support it");
+    }
   }
+  reported = true;
   return k;
 }
 
@@ -85,7 +98,11 @@ static onyx__ukernel scalar_kernel(onyx__kop op, onyx_dtype dt) {
 }
 
 static const char *op_name(onyx__kop op) {
-  static const char *const names[] = {"ceil", "floor", "clip", "sign"};
+  static const char *const names[] = {
+#define ONYX_X_(name, lname) lname,
+      ONYX__KOP_MAP(ONYX_X_)
+#undef ONYX_X_
+  };
   return (unsigned)op < COUNT(names) ? names[op] : "?";
 }
 
@@ -416,7 +433,7 @@ static onyx_isa expected_level(onyx__kop op, onyx_dtype dt, onyx_isa level) {
  * level; each without has none at any level. */
 static void test_dispatch_levels(void **state) {
   (void)state;
-  onyx_isa levels[3];
+  onyx_isa levels[N_SIMD_LEVELS];
   size_t nl = simd_levels(levels);
   for (size_t li = 0; li < nl; li++) {
     for (int op = 0; op < ONYX__KOP_COUNT; op++) {
@@ -452,7 +469,7 @@ static void test_dispatch_levels(void **state) {
 /* Every value of the pool, with every pair of bounds for Clip. */
 static void test_values(void **state) {
   (void)state;
-  onyx_isa levels[3];
+  onyx_isa levels[N_SIMD_LEVELS];
   size_t nl = simd_levels(levels);
   uint64_t *pool = malloc(65536 * sizeof *pool);
   unsigned char *in = malloc(65536 * 8), *want = malloc(65536 * 8);
@@ -511,7 +528,7 @@ static void test_values(void **state) {
  * every alignment check_run gives, in place too. */
 static void test_lengths(void **state) {
   (void)state;
-  onyx_isa levels[3];
+  onyx_isa levels[N_SIMD_LEVELS];
   size_t nl = simd_levels(levels);
   uint64_t pool[1200];
   unsigned char in[5 * 64 + 128 + 8 + 1][8], want[(5 * 64 + 128 + 8) * 8];
@@ -569,7 +586,7 @@ static void test_lengths(void **state) {
  */
 static void test_handmade_params(void **state) {
   (void)state;
-  onyx_isa levels[3];
+  onyx_isa levels[N_SIMD_LEVELS];
   size_t nl = simd_levels(levels);
   uint64_t pool[1200];
   unsigned char in[1000 * 8], want[1000 * 8];
@@ -623,7 +640,7 @@ static void test_handmade_params(void **state) {
  */
 static void test_large(void **state) {
   (void)state;
-  onyx_isa levels[3];
+  onyx_isa levels[N_SIMD_LEVELS];
   size_t nl = simd_levels(levels);
   const size_t bytes = ((size_t)16 << 20) + 4096;
   unsigned char *in = aligned_alloc(64, bytes + 64), *want = aligned_alloc(64, bytes + 64);
