@@ -25,15 +25,32 @@ message(STATUS "onyx tests: generating cases with ${ONYX_PYTHON} (numpy, onnx: "
 
 # ---- Generated cases (part of ALL) ------------------------------------------
 set(ONYX_GENERATED_DIR ${CMAKE_CURRENT_BINARY_DIR}/generated)
+# The op registry as text: the generator takes the version tables from it.
+add_executable(list_ops ${CMAKE_CURRENT_SOURCE_DIR}/gen/list_ops.c)
+target_include_directories(list_ops PRIVATE ${PROJECT_SOURCE_DIR}/src)
+target_compile_options(list_ops PRIVATE ${ONYX_WARNINGS})
+target_link_libraries(list_ops PRIVATE onyx_static)
+# Rewritten only when it changes, so that a library change that leaves the
+# tables alone does not regenerate every case.
+set(ONYX_OPS_LIST ${CMAKE_CURRENT_BINARY_DIR}/ops.txt)
+add_custom_target(onyx_ops_list ALL
+  COMMAND list_ops ${ONYX_OPS_LIST}.new
+  COMMAND ${CMAKE_COMMAND} -E copy_if_different ${ONYX_OPS_LIST}.new ${ONYX_OPS_LIST}
+  BYPRODUCTS ${ONYX_OPS_LIST}
+  COMMENT "Listing the op registry"
+  VERBATIM)
 file(GLOB ONYX_GENERATOR_SOURCES CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/gen/*.py)
 add_custom_command(
   OUTPUT ${ONYX_GENERATED_DIR}/stamp
   COMMAND ${ONYX_PYTHON} -B ${CMAKE_CURRENT_SOURCE_DIR}/gen/gen_cases.py ${ONYX_GENERATED_DIR}
+    ${ONYX_OPS_LIST}
   COMMAND ${CMAKE_COMMAND} -E touch ${ONYX_GENERATED_DIR}/stamp
-  DEPENDS ${ONYX_GENERATOR_SOURCES}
+  # The version tables come from the library: a change to them regenerates.
+  DEPENDS ${ONYX_GENERATOR_SOURCES} ${ONYX_OPS_LIST}
   COMMENT "Generating conformance cases in ${ONYX_GENERATED_DIR}"
   VERBATIM)
 add_custom_target(onyx_generated_cases ALL DEPENDS ${ONYX_GENERATED_DIR}/stamp)
+add_dependencies(onyx_generated_cases onyx_ops_list)
 
 # ---- The invalid-model checker ----------------------------------------------
 add_executable(check_bad_models ${CMAKE_CURRENT_SOURCE_DIR}/check_bad_models.c)

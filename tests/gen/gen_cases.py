@@ -1,9 +1,11 @@
 #!/usr/bin/python3
 """Generates onyx's conformance cases.
 
-    gen_cases.py OUTDIR
+    gen_cases.py OUTDIR OPS_LIST
 
-writes (after removing what OUTDIR held before):
+reads the ops' version tables and the newest opset from OPS_LIST, the
+library's registry as the built program tests/gen/list_ops.c prints it,
+and writes (after removing what OUTDIR held before):
   OUTDIR/spec/<name>/     the examples on the operator pages
   OUTDIR/ops/<case>/      every (op, version, element type), Clip variants
   OUTDIR/graphs/<case>/   multi-node graphs, shapes, encodings, data sets
@@ -36,7 +38,10 @@ from casegen import (FLOAT_FORMATS, FLOATS, INTS, SIGNED, Graph, Node,  # noqa: 
                      write_case, write_dataset, write_pb)
 from spec_examples import EXAMPLES  # noqa: E402
 
-NEWEST_OPSET = 28  # the newest ai.onnx opset onyx supports
+# Filled from the registry by load_tables(): the newest ai.onnx opset onyx
+# supports, and {op: {since: [element type names]}} for every op.
+NEWEST_OPSET = None
+VERSIONS = {}
 
 COUNTS = {}
 
@@ -226,13 +231,22 @@ def gen_spec(root):
 
 # ---- ops/ ---------------------------------------------------------------------
 
-UNARY_VERSIONS = {
-    "Ceil": {1: FLOATS, 6: FLOATS, 13: FLOATS + ["bfloat16"]},
-    "Floor": {1: FLOATS, 6: FLOATS, 13: FLOATS + ["bfloat16"]},
-    "Sign": {9: FLOATS + INTS, 13: FLOATS + INTS + ["bfloat16"]},
-}
-CLIP_VERSIONS = {1: FLOATS, 6: FLOATS, 11: FLOATS, 12: FLOATS + INTS,
-                 13: FLOATS + INTS + ["bfloat16"]}
+UNARY_OPS = ("Ceil", "Floor", "Sign")
+
+
+def load_tables(ops_list):
+    """Reads the version tables and the newest opset from list_ops's output."""
+    global NEWEST_OPSET
+    with open(ops_list) as f:
+        text = f.read()
+    for line in text.splitlines():
+        key, value, *types = line.split(" ")
+        if key == "max_opset":
+            NEWEST_OPSET = int(value)
+        else:
+            VERSIONS.setdefault(key, {})[int(value)] = types[0].split(",")
+    assert NEWEST_OPSET is not None, text
+    assert set(UNARY_OPS + ("Clip", "Constant")) == set(VERSIONS), VERSIONS
 
 
 def unary_graph(op, v, dtype, attrs=None, name=None):
@@ -241,8 +255,8 @@ def unary_graph(op, v, dtype, attrs=None, name=None):
 
 
 def gen_unary(root):
-    for op, versions in UNARY_VERSIONS.items():
-        for v, types in versions.items():
+    for op in UNARY_OPS:
+        for v, types in VERSIONS[op].items():
             for dtype in types:
                 name = "%s_v%d_%s" % (op.lower(), v, dtype)
                 write_case(root, name, unary_graph(op, v, dtype),
@@ -381,7 +395,7 @@ def clip_attr_case(v, dtype, variant):
 
 
 def gen_clip(root):
-    for v, types in CLIP_VERSIONS.items():
+    for v, types in VERSIONS["Clip"].items():
         for dtype in types:
             if v == 1:
                 variants = ["attrs", "min_attr", "max_attr", "no_attrs", "consumed_inputs",
@@ -1653,10 +1667,11 @@ def gen_runner(root):
 # ---- main ---------------------------------------------------------------------
 
 def main(argv):
-    if len(argv) != 2:
-        sys.stderr.write("usage: gen_cases.py OUTDIR\n")
+    if len(argv) != 3:
+        sys.stderr.write("usage: gen_cases.py OUTDIR OPS_LIST\n")
         return 2
     out = argv[1]
+    load_tables(argv[2])
     self_check()
     for sub in ("spec", "ops", "graphs", "bad", "runner"):
         shutil.rmtree(os.path.join(out, sub), ignore_errors=True)
