@@ -853,9 +853,11 @@ def raw_tensor(name, data_type, dims, raw=None):
     return p
 
 
-def bad_cases():
-    """Yields (name, model or bytes, status, messages, run inputs or None)."""
-    F = TensorProto.FLOAT
+F = TensorProto.FLOAT  # the element type most bad cases use
+
+
+def bad_header_cases():
+    """The model header: IR version and opset imports."""
     m = ceil_model()
     m.ClearField("ir_version")
     yield "ir_version_missing", m, "IR_VERSION", ["ir_version"], None
@@ -873,11 +875,17 @@ def bad_cases():
     yield ("opset_duplicate_alias", ceil_model(opsets=[helper.make_opsetid("", 13),
                                                        helper.make_opsetid("ai.onnx", 13)]),
            "OPSET", ["ai.onnx"], None)
-    # Parse errors.
+
+
+def bad_parse_cases():
+    """Bytes that are no model."""
     good = ceil_model().SerializeToString()
     yield "truncated", good[:len(good) - 5], "PARSE", [], None
     yield "garbage", b"\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff", "PARSE", [], None
-    # Operators.
+
+
+def bad_ops_cases():
+    """Ops, domains and versions onyx does not support."""
     yield ("unknown_op", model([helper.make_node("Foo", ["x"], ["y"], name="bad_foo")],
                                [vi("x", "float", [3])], [vi("y", "float", [3])]),
            "UNSUPPORTED_OP", ["Foo", "bad_foo"], None)
@@ -899,7 +907,10 @@ def bad_cases():
                                    [vi("x", "float", [3])], [vi("y", "float", [3])],
                                    opset=8, ir=3),
            "UNSUPPORTED_OP", ["Sign", "bad_sign", "8"], None)
-    # Arity.
+
+
+def bad_arity_cases():
+    """Nodes with the wrong number of inputs or outputs."""
     yield ("ceil_two_inputs",
            model([helper.make_node("Ceil", ["x", "x"], ["y"], name="bad_ceil")],
                  [vi("x", "float", [3])], [vi("y", "float", [3])]),
@@ -941,7 +952,10 @@ def bad_cases():
                   helper.make_node("Floor", ["x"], ["y"], name="ok_floor")],
                  [vi("x", "float", [3])], [vi("y", "float", [3])]),
            "ARITY", ["Ceil", "bad_ceil"], None)
-    # Attributes.
+
+
+def bad_attributes_cases():
+    """Unknown, repeated or mistyped attributes."""
     yield ("ceil13_unknown_attribute",
            model([helper.make_node("Ceil", ["x"], ["y"], name="bad_ceil", alpha=1.0)],
                  [vi("x", "float", [3])], [vi("y", "float", [3])]),
@@ -977,7 +991,10 @@ def bad_cases():
     yield ("attribute_reference_outside_function",
            model([n], [vi("x", "float", [3])], [vi("y", "float", [3])], opset=6, ir=3),
            "ATTRIBUTE", ["min", "bad_clip"], None)
-    # Constant nodes.
+
+
+def bad_constants_cases():
+    """Constant nodes without a usable value."""
     cx = [vi("x", "float", [3])]
     yield ("constant_without_value",
            model([helper.make_node("Constant", [], ["lo"], name="bad_const"),
@@ -1017,7 +1034,10 @@ def bad_cases():
                   helper.make_node("Ceil", ["x"], ["y"], name="ok_ceil")],
                  cx, [vi("y", "float", [3]), vi("c", TensorProto.STRING, [])]),
            "TYPE", ["bad_const"], None)
-    # Values.
+
+
+def bad_values_cases():
+    """Values undefined, defined twice, or in a cycle."""
     yield ("node_input_undefined",
            model([helper.make_node("Ceil", ["nowhere"], ["y"], name="bad_ceil")],
                  [vi("x", "float", [3])], [vi("y", "float", [3])]),
@@ -1068,7 +1088,10 @@ def bad_cases():
                   helper.make_node("Clip", ["a", "s"], ["s"], name="self_clip")],
                  [vi("x", "float", [3])], [vi("s", "float", [3])]),
            "CYCLE", ["self_clip"], None)
-    # Types.
+
+
+def bad_types_cases():
+    """Element types an op or a declaration does not allow."""
     yield ("ceil_int32",
            model([helper.make_node("Ceil", ["x"], ["y"], name="bad_ceil")],
                  [vi("x", "int32", [3])], [vi("y", "int32", [3])]),
@@ -1136,7 +1159,10 @@ def bad_cases():
                  [vi("x", "float", [3])], [vi("y", "float", [3])],
                  [helper.make_tensor("w_str", TensorProto.STRING, [1], [b"abc"])]),
            "TYPE", ["w_str"], None)
-    # Clip bound shapes.
+
+
+def bad_clip_bounds_cases():
+    """Clip bounds that are not scalars."""
     yield ("clip_bound_not_scalar",
            clip_with_bound(helper.make_tensor("lo_vec", F, [2], [0.0, 1.0])),
            "SHAPE", ["bad_clip", "lo_vec"], None)
@@ -1150,7 +1176,10 @@ def bad_cases():
                   helper.make_node("Clip", ["x", "lo_c"], ["y"], name="bad_clip")],
                  [vi("x", "float", [3])], [vi("y", "float", [3])]),
            "SHAPE", ["bad_clip", "lo_c"], None)
-    # Tensor data.
+
+
+def bad_tensor_data_cases():
+    """Initializers whose data does not match their type or shape."""
     yield ("raw_data_too_short", clip_with_bound(raw_tensor("w_short", F, [], b"\0\0")),
            "TENSOR_DATA", ["w_short"], None)
     yield ("raw_data_too_long", clip_with_bound(raw_tensor("w_long", F, [], b"\0" * 8)),
@@ -1188,13 +1217,19 @@ def bad_cases():
     yield ("initializer_rank17",
            clip_with_bound(raw_tensor("w_r17", F, r17, b"\0" * 4)),
            "LIMIT", ["w_r17"], None)
-    # External data that is unsafe or out of range.
+
+
+def bad_external_cases():
+    """External data that is unsafe or out of range."""
     for name, loc, off in [("external_data_escapes", "../escape.bin", 0),
                            ("external_data_absolute", "/etc/hostname", 0),
                            ("external_data_out_of_range", "data.bin", 2)]:
         p = external(tens("float", 0.0, []), "w_ext", loc, off, 4)
         yield (name, clip_with_bound(p), "EXTERNAL_DATA", ["w_ext", loc], None)
-    # Run-time errors: the model is fine, the inputs are not.
+
+
+def bad_run_cases():
+    """Run-time errors: the model is fine, the inputs are not."""
     rx = model([helper.make_node("Ceil", ["run_x"], ["y"], name="ok_ceil")],
                [vi("run_x", "float", [2, 3])], [vi("y", "float", [2, 3])])
     yield ("run_wrong_type", rx, "INPUT_TYPE", ["run_x", "double"],
@@ -1214,6 +1249,22 @@ def bad_cases():
            [tens("float", [1.0, 2.0]), tens("float", [0.0, 1.0])])
     yield ("run_bound_wrong_type", rb, "INPUT_TYPE", ["run_lo", "float16"],
            [tens("float", [1.0, 2.0]), tens("float16", 0.0, [])])
+
+
+def bad_cases():
+    """Yields (name, model or bytes, status, messages, run inputs or None)."""
+    yield from bad_header_cases()
+    yield from bad_parse_cases()
+    yield from bad_ops_cases()
+    yield from bad_arity_cases()
+    yield from bad_attributes_cases()
+    yield from bad_constants_cases()
+    yield from bad_values_cases()
+    yield from bad_types_cases()
+    yield from bad_clip_bounds_cases()
+    yield from bad_tensor_data_cases()
+    yield from bad_external_cases()
+    yield from bad_run_cases()
 
 
 def raw_model(graph_bytes, ir=7, opset=13, extra=b""):
@@ -1252,18 +1303,13 @@ def deep_attr_graph(levels):
     return a
 
 
-def more_bad_cases():
-    """More invalid models: the wire format, limits, tensor data, external
-    data on the file system, and API misuse at run time. Yields (name, model
-    or bytes, status, messages, run inputs or None, extra), where extra may
-    hold: files {name: bytes}, symlinks {name: target}, hardlinks {name:
-    path relative to the case folder}, dirs [names], lines [expect.txt
-    lines], model_is_dir True."""
-    F = TensorProto.FLOAT
-    X3 = [vi("x", "float", [3])]
-    Y3 = [vi("y", "float", [3])]
+X3 = [vi("x", "float", [3])]  # the input and output most bad cases declare
+Y3 = [vi("y", "float", [3])]
+MAX_ELEMENTS = 1 << 40  # onyx's limit on the elements of one tensor
 
-    # Files that are not models.
+
+def bad_file_cases():
+    """Files that are not models."""
     yield "empty_file", b"", "PARSE", ["empty"], None, {}
     yield "model_is_folder", b"", "IO", ["folder"], None, {"model_is_dir": True}
     yield ("garbage_random", bytes(np.random.default_rng(99).integers(0, 256, 300, np.uint8)),
@@ -1274,7 +1320,9 @@ def more_bad_cases():
     yield ("truncated_every_byte", ceil_model(), None, [], None,
            {"lines": ["truncate ONYX_PARSE ONYX_OPSET"]})
 
-    # The wire format.
+
+def bad_wire_cases():
+    """The wire format."""
     yield "varint_truncated", b"\x08\x80\x80", "PARSE", ["truncated varint", "byte 1"], None, {}
     yield ("varint_overflow", b"\x08" + b"\xff" * 9 + b"\x02", "PARSE",
            ["varint overflows 64 bits", "byte 1"], None, {})
@@ -1332,9 +1380,11 @@ def more_bad_cases():
     yield ("no_graph", key(1, 0) + b"\x07" + lenfield(8, key(2, 0) + b"\x0d"), "PARSE",
            ["no graph"], None, {})
 
-    # Nesting deeper than the cap (64), in three places onyx only checks
-    # (an unused value_info type, an attribute's subgraphs, model metadata
-    # in training_info) and one it decodes (a graph input's type).
+
+def bad_nesting_cases():
+    """Nesting deeper than the cap (64), in three places onyx only checks
+    (an unused value_info type, an attribute's subgraphs, model metadata
+    in training_info) and one it decodes (a graph input's type)."""
     deep = lenfield(1, b"deep") + lenfield(2, deep_type(31))
     yield ("nesting_too_deep_value_info", raw_model(ceil_graph_bytes(lenfield(13, deep))),
            "LIMIT", ["nested more than 64 deep"], None, {})
@@ -1353,7 +1403,9 @@ def more_bad_cases():
                      extra=lenfield(20, lenfield(1, lenfield(13, deep)))),
            "LIMIT", ["nested more than 64 deep"], None, {})
 
-    # Opset imports.
+
+def bad_opset_import_cases():
+    """Opset imports."""
     yield ("opset_far_future", ceil_model(opset=1 << 62), "OPSET",
            [str(1 << 62), str(NEWEST_OPSET)], None, {})
     yield ("opset_version_missing",
@@ -1363,7 +1415,9 @@ def more_bad_cases():
                               helper.make_opsetid("com.x", 2)]),
            "OPSET", ["com.x"], None, {})
 
-    # Graph structure.
+
+def bad_graph_structure_cases():
+    """Graph structure."""
     yield ("graph_no_outputs", model([helper.make_node("Ceil", ["x"], ["y"], name="ok_ceil")],
                                      X3, []),
            "UNDEFINED_VALUE", ["no outputs"], None, {})
@@ -1377,7 +1431,9 @@ def more_bad_cases():
                   helper.make_node("Sign", ["x"], ["y"], name="ok_sign")], X3, Y3),
            "CYCLE", ["cyc_"], None, {})
 
-    # Clip bounds.
+
+def bad_clip_bound_type_shape_cases():
+    """Clip bounds."""
     yield ("clip_bounds_differ_in_type",
            model([helper.make_node("Clip", ["x", "lo_f32", "hi_f64"], ["y"], name="bad_clip")],
                  X3, Y3, [helper.make_tensor("lo_f32", F, [], [0.0]),
@@ -1392,7 +1448,9 @@ def more_bad_cases():
                  X3 + [vi("hi_in", "float", [1, 1])], Y3),
            "SHAPE", ["bad_clip", "hi_in"], None, {})
 
-    # Tensor data.
+
+def bad_tensor_payload_cases():
+    """Tensor data."""
     t = raw_tensor("w_i32", TensorProto.INT32, [])
     t.int32_data.extend([1])
     t.int64_data.extend([1])
@@ -1435,21 +1493,23 @@ def more_bad_cases():
     yield ("tensor_bool", clip_with_bound(raw_tensor("w_bool", TensorProto.BOOL, [], b"\1")),
            "TYPE", ["w_bool", "bool"], None, {})
 
-    # Shapes and the element limit (2^40).
-    big = 1 << 40
+
+def bad_shape_limit_cases():
+    """Shapes and the element limit (2^40)."""
     yield ("initializer_elements_over_limit",
            clip_with_bound(raw_tensor("w_over", F, [1 << 20, 1 << 20, 2], b"")),
-           "LIMIT", ["w_over", "more than %d elements" % big], None, {})
+           "LIMIT", ["w_over", "more than %d elements" % MAX_ELEMENTS], None, {})
     yield ("initializer_dim_huge", clip_with_bound(raw_tensor("w_dim", F, [(1 << 63) - 1], b"")),
-           "LIMIT", ["w_dim", "more than %d elements" % big], None, {})
+           "LIMIT", ["w_dim", "more than %d elements" % MAX_ELEMENTS], None, {})
     yield ("initializer_zero_and_huge_dim",
-           clip_with_bound(raw_tensor("w_zero", F, [0, big + 1], b"")),
-           "LIMIT", ["w_zero", "more than %d elements" % big], None, {})
+           clip_with_bound(raw_tensor("w_zero", F, [0, MAX_ELEMENTS + 1], b"")),
+           "LIMIT", ["w_zero", "more than %d elements" % MAX_ELEMENTS], None, {})
     # At the limit the byte size (8 TiB) is computed without overflow, and
     # the missing payload is the error.
     yield ("initializer_bytes_at_limit",
-           clip_with_bound(raw_tensor("w_8tib", TensorProto.DOUBLE, [big], b""), "double"),
-           "TENSOR_DATA", ["w_8tib", "needs %d" % (big * 8)], None, {})
+           clip_with_bound(raw_tensor("w_8tib", TensorProto.DOUBLE, [MAX_ELEMENTS], b""),
+                           "double"),
+           "TENSOR_DATA", ["w_8tib", "needs %d" % (MAX_ELEMENTS * 8)], None, {})
     yield ("initializer_rank_1000",
            clip_with_bound(raw_tensor("w_r1000", F, [1] * 1000, b"\0\0\0\0")),
            "LIMIT", ["w_r1000", "rank 1000", "limit of 16"], None, {})
@@ -1461,8 +1521,10 @@ def more_bad_cases():
                  [vi("x_big", "float", [1] * 1000)], Y3),
            "LIMIT", ["x_big", "more than 16 dimensions"], None, {})
 
-    # External data on the file system. .outside (beside the cases) holds
-    # a file the cases must not reach.
+
+def bad_external_file_cases():
+    """External data on the file system. .outside (beside the cases) holds
+    a file the cases must not reach."""
     def ext(name, loc, off=0, length=4):
         return clip_with_bound(external(tens("float", 0.0, []), name, loc, off, length))
     data = {"data.bin": b"\0\0\x80\x3f"}
@@ -1507,8 +1569,10 @@ def more_bad_cases():
     yield ("external_data_key_twice", clip_with_bound(p), "EXTERNAL_DATA",
            ["w_twice", "'offset' appears twice"], None, {"files": data})
 
-    # Run-time API misuse on a valid model and valid inputs: each `mutate`
-    # line changes one thing before onyx_session_run (check_bad_models).
+
+def bad_api_misuse_cases():
+    """Run-time API misuse on a valid model and valid inputs: each `mutate`
+    line changes one thing before onyx_session_run (check_bad_models)."""
     rx = model([helper.make_node("Ceil", ["run_x"], ["y"], name="ok_ceil")],
                [vi("run_x", "float", ["n", 3])], [vi("y", "float", ["n", 3])])
     x23 = [tens("float", np.arange(6).reshape(2, 3) / 4.0, [2, 3])]
@@ -1523,10 +1587,29 @@ def more_bad_cases():
             ("extra_input", "INVALID_ARGUMENT", ["2 inputs given", "takes 1"]),
             ("extra_output", "INVALID_ARGUMENT", ["2 outputs given", "has 1"]),
             ("negative_dim", "INPUT_SHAPE", ["run_x", "negative"]),
-            ("huge_dim", "INPUT_SHAPE", ["run_x", "more than %d elements" % big]),
+            ("huge_dim", "INPUT_SHAPE", ["run_x", "more than %d elements" % MAX_ELEMENTS]),
             ("rank_17", "INPUT_SHAPE", ["run_x", "rank 17"]),
             ("unknown_dtype", "INPUT_TYPE", ["run_x"])]:
         yield ("run_" + name, rx, status, messages, x23, {"lines": ["mutate " + name]})
+
+
+def more_bad_cases():
+    """More invalid models: the wire format, limits, tensor data, external
+    data on the file system, and API misuse at run time. Yields (name, model
+    or bytes, status, messages, run inputs or None, extra), where extra may
+    hold: files {name: bytes}, symlinks {name: target}, hardlinks {name:
+    path relative to the case folder}, dirs [names], lines [expect.txt
+    lines], model_is_dir True."""
+    yield from bad_file_cases()
+    yield from bad_wire_cases()
+    yield from bad_nesting_cases()
+    yield from bad_opset_import_cases()
+    yield from bad_graph_structure_cases()
+    yield from bad_clip_bound_type_shape_cases()
+    yield from bad_tensor_payload_cases()
+    yield from bad_shape_limit_cases()
+    yield from bad_external_file_cases()
+    yield from bad_api_misuse_cases()
 
 
 def gen_bad(root):
