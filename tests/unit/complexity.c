@@ -3,17 +3,17 @@
  * must cost work linear (or n log n) in the model's size, for every
  * structure a model can hold many of.
  *
- * Work is counted, not timed: each model is built and run in a child
- * process under `valgrind --tool=cachegrind --cache-sim=no`, whose count of
- * executed instructions is the same from run to run and does not depend on
- * what else the machine is doing. For each kind of model the child runs at
- * size 0 (the model without the repeated structure), n and 10 n; the work
- * the structure adds, I(10 n) - I(0) against I(n) - I(0), must grow by at
- * most 20 times. Linear work grows 10 times, n log n about 13, a quadratic
- * path 100.
+ * Work is counted, not timed: the models are built and run in a child
+ * process under `valgrind --tool=callgrind`, whose count of executed
+ * instructions is the same from run to run and does not depend on what
+ * else the machine is doing. For each kind of model the child runs at size
+ * 0 (the model without the repeated structure), n and 10 n, and dumps the
+ * count of each; the work the structure adds, I(10 n) - I(0) against
+ * I(n) - I(0), must grow by at most 20 times. Linear work grows 10 times,
+ * n log n about 13, a quadratic path 100.
  *
- *   complexity            runs every kind, prints the counts, fails on a ratio over 20
- *   complexity KIND N     builds model KIND at size N, loads, creates and runs it
+ *   complexity         runs the child, prints the counts, fails on a ratio over 20
+ *   complexity --all   the child: every kind at every size
  *
  * Without valgrind, or in a sanitizer build, it prints SKIP and exits 77.
  */
@@ -22,6 +22,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <unistd.h>
+#include <valgrind/callgrind.h>
 
 #include "model_builder.h"
 #include "onyx.h"
@@ -226,7 +229,9 @@ static onyx_status run_once(onyx_session *s, onyx_error *err) {
   return st;
 }
 
-static int child(const kind *k, size_t n) {
+/* Builds, loads, creates and runs kind at size n; 0 when every step gave
+ * the status the kind expects. */
+static int work(const kind *k, size_t n) {
   onyx__pbw g = {0}, m = {0};
   input_x(&g);
   k->build(&g, &m, n);
@@ -249,39 +254,96 @@ static int child(const kind *k, size_t n) {
   return 0;
 }
 
+/* The sizes each kind runs at: the model without the repeated structure,
+ * n and 10 n. */
+#define N_SIZES 3
+static size_t size_at(const kind *k, int i) { return i == 0 ? 0 : i == 1 ? k->n : 10 * k->n; }
+
+/*
+ * The child, under callgrind: every kind at every size, each between a
+ * reset of the counters and a dump labelled "KIND SIZE", so that one
+ * valgrind start-up serves them all (start-up costs more than most of the
+ * work measured).
+ */
+static int child(void) {
+  int failed = 0;
+  for (size_t i = 0; i < N_KINDS; i++)
+    for (int j = 0; j < N_SIZES; j++) {
+      char label[64];
+      snprintf(label, sizeof label, "%s %zu", kinds[i].name, size_at(&kinds[i], j));
+      CALLGRIND_ZERO_STATS;
+      failed |= work(&kinds[i], size_at(&kinds[i], j));
+      CALLGRIND_DUMP_STATS_AT(label);
+    }
+  return failed;
+}
+
 /* ---- The parent: count and compare ------------------------------------- */
 
-/* Instructions the child executes for kind at size n, or 0 on failure. */
-static uint64_t count(const char *self, const kind *k, size_t n) {
+/* Reads one callgrind dump: its label and its instruction total. */
+static bool read_dump(const char *path, char *label, size_t cap, uint64_t *total) {
+  FILE *f = fopen(path, "r");
+  if (f == NULL) return false;
+  char line[1024];
+  const char *trigger = "desc: Trigger: Client Request: ";
+  bool have_label = false, have_total = false;
+  while (fgets(line, sizeof line, f) != NULL) {
+    line[strcspn(line, "\n")] = '\0';
+    if (strncmp(line, trigger, strlen(trigger)) == 0) {
+      snprintf(label, cap, "%s", line + strlen(trigger));
+      have_label = true;
+    } else if (strncmp(line, "totals: ", 8) == 0 || strncmp(line, "summary: ", 9) == 0) {
+      *total = strtoull(strchr(line, ' ') + 1, NULL, 10);
+      have_total = true;
+    }
+  }
+  fclose(f);
+  return have_label && have_total;
+}
+
+/* Runs the child under callgrind and fills counts[kind][size]; false when
+ * the child failed or a dump is missing. */
+static bool measure(const char *self, uint64_t counts[][N_SIZES]) {
+  char dir[] = "/tmp/onyx-complexity-XXXXXX";
+  if (mkdtemp(dir) == NULL) return false;
   char cmd[4096];
   snprintf(cmd, sizeof cmd,
-           "'%s' --tool=cachegrind --cache-sim=no --cachegrind-out-file=/dev/null "
-           "'%s' %s %zu 2>&1",
-           ONYX_VALGRIND, self, k->name, n);
-  FILE *p = popen(cmd, "r");
-  if (p == NULL) return 0;
-  char line[1024];
-  uint64_t refs = 0;
-  while (fgets(line, sizeof line, p) != NULL) {
-    const char *at = strstr(line, "I   refs:");
-    if (at == NULL) {
-      if (strstr(line, "expected") != NULL) fputs(line, stderr);
-      continue;
-    }
-    for (at += 9; *at; at++)
-      if (*at >= '0' && *at <= '9') refs = refs * 10 + (uint64_t)(*at - '0');
+           "'%s' --tool=callgrind --log-file='%s/log' --callgrind-out-file='%s/cg' '%s' --all",
+           ONYX_VALGRIND, dir, dir, self);
+  bool ok = system(cmd) == 0;
+  memset(counts, 0, sizeof(uint64_t) * N_KINDS * N_SIZES);
+  for (int d = 1; d <= (int)(N_KINDS * N_SIZES); d++) {
+    char path[256], label[1024];
+    uint64_t total = 0;
+    snprintf(path, sizeof path, "%s/cg.%d", dir, d);
+    if (read_dump(path, label, sizeof label, &total))
+      for (size_t i = 0; i < N_KINDS; i++)
+        for (int j = 0; j < N_SIZES; j++) {
+          char want[64];
+          snprintf(want, sizeof want, "%s %zu", kinds[i].name, size_at(&kinds[i], j));
+          if (strcmp(label, want) == 0) counts[i][j] = total;
+        }
+    remove(path);
   }
-  return pclose(p) == 0 ? refs : 0;
+  const char *left[] = {"cg", "log"};
+  for (int i = 0; i < 2; i++) {
+    char path[256];
+    snprintf(path, sizeof path, "%s/%s", dir, left[i]);
+    remove(path);
+  }
+  rmdir(dir);
+  return ok;
 }
 
 static int parent(const char *self) {
-  int failed = 0;
+  uint64_t counts[N_KINDS][N_SIZES];
+  int failed = !measure(self, counts);
+  if (failed) printf("FAIL the child under valgrind failed (see above)\n");
   for (size_t i = 0; i < N_KINDS; i++) {
     const kind *k = &kinds[i];
-    uint64_t base = count(self, k, 0), small = count(self, k, k->n),
-             large = count(self, k, 10 * k->n);
+    uint64_t base = counts[i][0], small = counts[i][1], large = counts[i][2];
     if (base == 0 || small <= base || large <= base) {
-      printf("FAIL %-13s the child failed or did no work (%" PRIu64 ", %" PRIu64 ", %" PRIu64
+      printf("FAIL %-13s no count, or no work (%" PRIu64 ", %" PRIu64 ", %" PRIu64
              " instructions)\n",
              k->name, base, small, large);
       failed = 1;
@@ -298,12 +360,7 @@ static int parent(const char *self) {
 }
 
 int main(int argc, char **argv) {
-  if (argc == 3) {
-    for (size_t i = 0; i < N_KINDS; i++)
-      if (strcmp(argv[1], kinds[i].name) == 0) return child(&kinds[i], strtoull(argv[2], NULL, 10));
-    fprintf(stderr, "unknown kind %s\n", argv[1]);
-    return 2;
-  }
+  if (argc == 2 && strcmp(argv[1], "--all") == 0) return child();
 #if defined(__has_feature)
 #if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
 #define SANITIZED 1

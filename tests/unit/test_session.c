@@ -385,11 +385,12 @@ static void test_runtime_bound_count(void **state) {
 
 /*
  * Working memory follows the graph's widest point, not its length: a long
- * chain needs one scratch tile per worker when fused, and two whole
+ * chain needs one scratch tile per worker when fused, and at most two whole
  * buffers (the computed bound and the value that runs down the chain) when
  * a bound computed by a node turns fusion off. Before tiles and buffers
- * were planned by liveness, every value had its own: 10,000 tiles of
- * 16 KiB per worker, and 2,000 buffers.
+ * were planned by liveness, every value had its own: 2,000 tiles of
+ * 16 KiB per worker, and 500 buffers. (Sizes kept small enough for the
+ * valgrind run of this test.)
  */
 #define CHAIN_ELEMS 4096
 
@@ -451,9 +452,9 @@ static void test_long_chain_working_memory(void **state) {
   const size_t tile = ONYX__TILE_BYTES, value = CHAIN_ELEMS * sizeof(float);
   const unsigned threads[] = {1, 3};
   for (size_t t = 0; t < 2; t++) {
-    size_t fused = chain_working_bytes(10000, false, threads[t]);
-    size_t whole = chain_working_bytes(2000, true, threads[t]);
-    printf("threads %u: fused chain of 10000 %zu bytes, unfused chain of 2000 %zu bytes\n",
+    size_t fused = chain_working_bytes(2000, false, threads[t]);
+    size_t whole = chain_working_bytes(500, true, threads[t]);
+    printf("threads %u: fused chain of 2000 %zu bytes, unfused chain of 500 %zu bytes\n",
            threads[t], fused, whole);
     assert_true(fused <= threads[t] * 2 * tile);
     assert_true(whole <= 2 * value + 64);
