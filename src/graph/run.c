@@ -328,6 +328,47 @@ static onyx_status prepare_run(const onyx_session *s, onyx__run_ctx *c, const on
   return bind_whole_buffers(s, c, err);
 }
 
+/* 3. The groups in order, each after its kernel parameters: a run-time
+ * input may be computed by an earlier group. */
+static void run_steps(const onyx_session *s, onyx__run_ctx *c) {
+  for (size_t g = 0; g < s->n_groups; g++) {
+    const onyx__group *grp = &s->groups[g];
+    for (size_t k = grp->first; k < grp->first + grp->n_steps; k++) {
+      const onyx__step *step = &s->steps[k];
+      c->params[k] = step->prep.params;
+      if (step->prep.bind != NULL) {
+        onyx__runtime_inputs in;
+        runtime_inputs(s, step, c->slots, true, &in);
+        step->prep.bind(&in, &c->params[k]);
+      }
+      /* A value written whole that is too large for the caches is
+       * streamed, though each kernel call sees only a tile or a thread's
+       * share of it. With several threads the bar is twice as high: they
+       * pull more from the shared L3 together, so a working set that still
+       * half fits there keeps paying. Measured with the float32
+       * rounding-up kernel on 2 threads, streaming vs ordinary stores
+       * (GB/s): 16 MB of output 43-48 vs 53-69, 32 MB 45-47 vs 24-34. */
+      c->params[k].stream =
+          step->sy < 0 &&
+          c->slots[step->y].nbytes >= (s->workers > 1 ? 2 : 1) * ONYX__STREAM_MIN_BYTES;
+    }
+    run_group(s, grp, c);
+  }
+}
+
+/* 4. Outputs no step wrote directly (inputs, constants, repeats), and every
+ * output's type and shape. */
+static void finish_outputs(const onyx_session *s, onyx__run_ctx *c, onyx_tensor *outputs) {
+  for (size_t o = 0; o < s->n_outputs; o++) {
+    const slot *sl = &c->slots[s->output_values[o]];
+    if (sl->written != (int32_t)o && sl->nbytes > 0) memcpy(outputs[o].data, sl->data, sl->nbytes);
+    c->allocated[o] = false; /* every run starts with none (see onyx_session_run) */
+    outputs[o].dtype = s->values[s->output_values[o]].desc.dtype;
+    outputs[o].rank = sl->rank;
+    for (uint32_t d = 0; d < ONYX_MAX_RANK; d++) outputs[o].dims[d] = d < sl->rank ? sl->dims[d] : 0;
+  }
+}
+
 onyx_status onyx_session_run(onyx_session *s, const onyx_tensor *inputs, size_t n_inputs,
                              onyx_tensor *outputs, size_t n_outputs, onyx_error *err) {
   if (s == NULL || (n_inputs > 0 && inputs == NULL) || (n_outputs > 0 && outputs == NULL))
@@ -350,43 +391,8 @@ onyx_status onyx_session_run(onyx_session *s, const onyx_tensor *inputs, size_t 
 
   onyx_status st = prepare_run(s, c, inputs, outputs, err);
   if (st == ONYX_OK) {
-    /* 3. The groups in order, each after its kernel parameters: a
-     * run-time input may be computed by an earlier group. */
-    for (size_t g = 0; g < s->n_groups; g++) {
-      const onyx__group *grp = &s->groups[g];
-      for (size_t k = grp->first; k < grp->first + grp->n_steps; k++) {
-        const onyx__step *step = &s->steps[k];
-        c->params[k] = step->prep.params;
-        if (step->prep.bind != NULL) {
-          onyx__runtime_inputs in;
-          runtime_inputs(s, step, c->slots, true, &in);
-          step->prep.bind(&in, &c->params[k]);
-        }
-        /* A value written whole that is too large for the caches is
-         * streamed, though each kernel call sees only a tile or a
-         * thread's share of it. With several threads the bar is twice as
-         * high: they pull more from the shared L3 together, so a working
-         * set that still half fits there keeps paying. Measured with the
-         * float32 rounding-up kernel on 2 threads, streaming vs ordinary
-         * stores (GB/s): 16 MB of output 43-48 vs 53-69, 32 MB 45-47 vs
-         * 24-34. */
-        c->params[k].stream =
-            step->sy < 0 &&
-            c->slots[step->y].nbytes >= (s->workers > 1 ? 2 : 1) * ONYX__STREAM_MIN_BYTES;
-      }
-      run_group(s, grp, c);
-    }
-
-    /* 4. Outputs no step wrote directly: inputs, constants, repeats. */
-    for (size_t o = 0; o < n_outputs; o++) {
-      const slot *sl = &c->slots[s->output_values[o]];
-      if (sl->written != (int32_t)o && sl->nbytes > 0)
-        memcpy(outputs[o].data, sl->data, sl->nbytes);
-      c->allocated[o] = false; /* every run starts with none (see below) */
-      outputs[o].dtype = s->values[s->output_values[o]].desc.dtype;
-      outputs[o].rank = sl->rank;
-      for (uint32_t d = 0; d < ONYX_MAX_RANK; d++) outputs[o].dims[d] = d < sl->rank ? sl->dims[d] : 0;
-    }
+    run_steps(s, c);
+    finish_outputs(s, c, outputs);
   } else {
     /* Frees what this run allocated; the flags go back to false, as a
      * context's flags are false whenever no run holds it. */
