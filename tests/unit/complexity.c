@@ -367,13 +367,14 @@ int main(int argc, char **argv) {
 #endif
 #endif
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__) || defined(SANITIZED)
-  printf("SKIP: valgrind cannot run a sanitizer build\n");
-  return 77;
+  const char *skip = "valgrind cannot run a sanitizer build";
 #else
-  if (ONYX_VALGRIND[0] == '\0') {
-    printf("SKIP: valgrind was not found when the build was configured\n");
+  const char *skip =
+      ONYX_VALGRIND[0] == '\0' ? "valgrind was not found when the build was configured" : NULL;
+#endif
+  if (skip != NULL) {
+    printf("SKIP: %s\n", skip);
     return 77;
   }
   return parent(argv[0]);
-#endif
 }
