@@ -125,4 +125,19 @@ status=0
 } >"$here/results.md.new"
 mv "$here/results.md.new" "$here/results.md"
 log "wrote bench/results.csv and bench/results.md"
+
+# 5. Peak memory on one 256 MiB initializer, embedded and external
+# (bench/memory.py); not in --quick runs, which must stay offline and short.
+if [[ " ${args[*]-} " != *" --quick "* ]]; then
+  cmake --build "$build" --target onyx -j"$(nproc)" >/dev/null
+  ort_dir="$here"
+  ((ort)) || ort_dir=/nonexistent
+  if table="$("$python" "$here/memory.py" "$build/onyx/onyx" --node "$node" --ort-dir "$ort_dir")"; then
+    printf '\n## Peak memory, one 2^26-float initializer feeding Ceil\n\n%s\n' "$table" |
+      tee -a "$here/results.md"
+  else
+    log "the memory comparison failed"
+    status=1
+  fi
+fi
 exit "$status"
