@@ -139,7 +139,11 @@ static onyx_status load_mapped(onyx_model *m, const char *path, bool keep, onyx_
   size_t size = 0;
   int fd = -1;
   onyx__file_id id;
-  ONYX__TRY(onyx__map_file(path, &bytes, &size, &fd, &id, err));
+  onyx_status mapped = onyx__map_file(path, &bytes, &size, &fd, &id, err);
+  if (mapped != ONYX_OK) {
+    onyx__sniff_model(NULL, 0, err); /* its one ONYX_PARSE: an empty file */
+    return mapped;
+  }
   m->path = onyx__arena_strndup(&m->arena, path, strlen(path));
   m->dir = dir_of(&m->arena, path);
   onyx_status st = ONYX_OK;
@@ -155,6 +159,7 @@ static onyx_status load_mapped(onyx_model *m, const char *path, bool keep, onyx_
     m->size = size;
     if (keep) m->mapping = bytes, m->mapping_size = size;
     st = onyx__model_parse(m, err);
+    if (st != ONYX_OK) onyx__sniff_model(bytes, size, err); /* while still mapped */
   }
   /* Without keep nothing points into the mapping after a parse: strings
    * and small payloads were copied, large ones deferred. */
@@ -210,7 +215,7 @@ onyx_status onyx_model_load_memory(const void *data, size_t size, onyx_model **o
     return onyx__fail(err, ONYX_INVALID_ARGUMENT,
                       "onyx_model_load_memory: data is NULL but size is %zu", size);
   }
-  if (size == 0) return onyx__fail(err, ONYX_PARSE, "the model is empty (0 bytes)");
+  if (size == 0) return onyx__fail(err, ONYX_PARSE, "not an ONNX model: it is empty (0 bytes)");
   if ((uint64_t)size > (uint64_t)ONYX__MAX_FILE_SIZE) {
     return onyx__fail(err, ONYX_LIMIT, "the model has %zu bytes; onyx reads at most %lld", size,
                       (long long)ONYX__MAX_FILE_SIZE);
@@ -223,6 +228,7 @@ onyx_status onyx_model_load_memory(const void *data, size_t size, onyx_model **o
   m->path = "<memory>";
   onyx_status st = onyx__model_parse(m, err);
   if (st != ONYX_OK) {
+    onyx__sniff_model(m->bytes, m->size, err);
     onyx_model_free(m);
     return st;
   }

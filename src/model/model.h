@@ -217,6 +217,11 @@ onyx_status onyx__model_parse(onyx_model *model, onyx_error *err);
 /* Reads the model's deferred payloads if a run needs them for the first
  * time; the message names the file. Safe to call from several threads. */
 onyx_status onyx__model_load_payloads(const onyx_model *model, onyx_error *err);
+/* After a failed load of bytes[0..size) (size 0: an empty file): when err
+ * holds ONYX_PARSE, ONYX_IR_VERSION or ONYX_OPSET and the first bytes are
+ * not those of a ModelProto (text, .npy, a TensorProto), prefixes the
+ * message with "not an ONNX model (what it looks like)". sniff.c. */
+void onyx__sniff_model(const uint8_t *bytes, size_t size, onyx_error *err);
 
 /* Checked product of dims into *count; ONYX_SHAPE on a negative dim,
  * ONYX_LIMIT on overflow or more than ONYX__MAX_ELEMENTS elements. */

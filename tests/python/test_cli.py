@@ -701,5 +701,31 @@ class Bench(unittest.TestCase):
         self.assertEqual(r.stderr, b"")
 
 
+class NotAModel(InTempDir):
+    """A file that is not an ONNX model says so first, then the detail."""
+
+    def check(self, name, data):
+        path = self.path(name)
+        with open(path, "wb") as f:
+            f.write(data)
+        r = onyx("info", path)
+        self.assertEqual(r.returncode, 3, r.stdout)
+        self.assertRegex(r.stderr, r"^onyx: [^\n]*: not an ONNX model( \(|:)", r.stderr)
+        return r.stderr
+
+    def test_kinds(self):
+        self.check("empty.onnx", b"")
+        self.assertIn("text", self.check("text.onnx", b"graph {\n  node { op_type: 'Abs' }\n}\n"))
+        npy = self.path("x.npy")
+        np.save(npy, np.arange(4, dtype=np.float32))
+        self.assertIn(".npy", self.check("x.onnx", open(npy, "rb").read()))
+        tensor = numpy_helper.from_array(np.arange(4, dtype=np.float32), "x")
+        self.assertIn("TensorProto", self.check("t.pb", tensor.SerializeToString()))
+
+    def test_model_still_loads(self):
+        r = onyx("info", EXAMPLE)
+        self.assertEqual(r.returncode, 0, r.stderr)
+
+
 if __name__ == "__main__":
     unittest.main()
