@@ -42,7 +42,8 @@ static const char HELP_MAIN[] =
     "                   run a model once on TensorProto (.pb) or numpy (.npy)\n"
     "                   inputs and print or save its outputs\n"
     "  test PATH...     run ONNX backend-test case folders and compare outputs\n"
-    "  info MODEL       check a model and describe its inputs, outputs and nodes\n"
+    "  info MODEL       describe a model: opsets, inputs, outputs, nodes, and\n"
+    "                   whether onyx runs it\n"
     "  bench MODEL [--shape NAME=DIMS]... [--runs N | --duration S]\n"
     "                   time runs of a model on random inputs\n"
     "  help [COMMAND]   show this help, or a command's help\n"
@@ -52,7 +53,7 @@ static const char HELP_MAIN[] =
     "  --isa LEVEL      highest instruction set kernels may use: scalar, sse41,\n"
     "                   avx2, avx512, or best (the default: no cap)\n"
     "  -h, --help       show help\n"
-    "  --version        show the version\n"
+    "  --version        show the version (--version --json: as JSON)\n"
     "\n"
     "Exit codes:\n"
     "  0  success\n"
@@ -126,19 +127,23 @@ static const char HELP_TEST[] =
     "2 usage error, 3 a PATH could not be read.\n";
 
 static const char HELP_INFO[] =
-    "Usage: onyx info [--threads N] [--isa LEVEL] MODEL\n"
+    "Usage: onyx info [--json] [--threads N] [--isa LEVEL] MODEL\n"
     "\n"
-    "Loads MODEL and creates a session from it, so that every check runs, then\n"
-    "prints its IR version, opset imports, inputs and outputs (with symbolic\n"
-    "dimensions by name) and nodes.\n"
+    "Loads MODEL and prints its IR version, opset imports and nodes, then\n"
+    "tries to create a session from it, so that every check runs: when onyx\n"
+    "runs the model, its inputs and outputs (with symbolic dimensions by name)\n"
+    "and 'runnable: yes'; otherwise 'runnable: no' and the reason.\n"
     "\n"
-    "Exit codes: 0 success, 2 usage error, 3 the model is invalid or could\n"
-    "not be loaded.\n";
+    "Options:\n"
+    "  --json      print one JSON object instead (fields in docs/cli.md)\n"
+    "\n"
+    "Exit codes: 0 the model loaded (whether or not onyx runs it), 2 usage\n"
+    "error, 3 the file is not a valid ONNX model or could not be read.\n";
 
 static const char HELP_BENCH[] =
     "Usage: onyx bench MODEL [--shape NAME=DIMS]... [--warmup N] [--runs N]\n"
-    "                  [--duration S] [--per-node] [--progress] [--threads N]\n"
-    "                  [--isa LEVEL]\n"
+    "                  [--duration S] [--per-node | --json] [--progress]\n"
+    "                  [--threads N] [--isa LEVEL]\n"
     "\n"
     "Times runs of MODEL on random inputs of its declared types, and prints the\n"
     "median, 90th and 99th percentile latency and the throughput (runs per\n"
@@ -157,6 +162,7 @@ static const char HELP_BENCH[] =
     "  --duration S       time runs for S seconds (default 1 without --runs);\n"
     "                     with --runs too, stop at whichever comes first\n"
     "  --per-node         also time each node alone (see below)\n"
+    "  --json             print the report as one JSON object (docs/cli.md)\n"
     "  --progress         show the progress line even when stderr is not a\n"
     "                     terminal\n"
     "  --threads N        worker threads for large tensors (0: the default)\n"
@@ -257,7 +263,7 @@ static int set_flag(const char *arg, unsigned allowed, cli_args *a) {
     a->progress = 1;
   else if ((allowed & CLI_OPT_STRICT) && strcmp(arg, "--strict") == 0)
     a->strict = 1;
-  else if ((allowed & CLI_OPT_REPORT) && strcmp(arg, "--json") == 0)
+  else if ((allowed & CLI_OPT_JSON) && strcmp(arg, "--json") == 0)
     a->json = 1;
   else
     return 0;

@@ -728,28 +728,72 @@ static void print_values_line(size_t n, const onyx_value_info *infos, const onyx
   }
 }
 
-static void print_report(const bench_state *b, const cli_args *a, long long warmup) {
+/* The timed runs' latencies (seconds, sorted) and rate. */
+typedef struct bench_summary {
+  double median, p90, p99, min, mean, max, per_s;
+} bench_summary;
+
+static bench_summary summarize(const bench_state *b) {
   const double *t = b->tm.t;
   size_t n = b->tm.n;
   double sum = 0;
   for (size_t i = 0; i < n; i++) sum += t[i];
+  bench_summary s = {quantile(t, n, 0.5), quantile(t, n, 0.9), quantile(t, n, 0.99), t[0],
+                     sum / (double)n, t[n - 1], b->wall > 0 ? (double)n / b->wall : 0};
+  return s;
+}
+
+static const char *isa_cap_name(const cli_args *a) {
+  return a->opts.isa_cap == ONYX_ISA_BEST ? "best" : onyx_isa_name(a->opts.isa_cap);
+}
+
+static void print_report(const bench_state *b, const cli_args *a, long long warmup) {
+  bench_summary s = summarize(b);
   printf("model: %s\n", cli_esc(b->m.path));
   printf("inputs:");
   print_values_line(b->m.n_in, b->m.in_info, b->inputs);
   printf("%s\noutputs:", b->m.n_in ? "" : " (none)");
   print_values_line(b->m.n_out, b->m.out_info, b->outputs);
   printf("\nsession: threads %" PRIu32 "%s, isa cap %s (detected %s)\n", a->opts.threads,
-         a->opts.threads ? "" : " (onyx's default)",
-         a->opts.isa_cap == ONYX_ISA_BEST ? "best" : onyx_isa_name(a->opts.isa_cap),
+         a->opts.threads ? "" : " (onyx's default)", isa_cap_name(a),
          onyx_isa_name(onyx_isa_detected()));
-  printf("runs: %zu timed in %.6f s, after %lld warm-up runs\n", n, b->wall, warmup);
+  printf("runs: %zu timed in %.6f s, after %lld warm-up runs\n", b->tm.n, b->wall, warmup);
   printf("latency: median %.3f us, p90 %.3f us, p99 %.3f us (min %.3f us, mean %.3f us, "
          "max %.3f us)\n",
-         quantile(t, n, 0.5) * 1e6, quantile(t, n, 0.9) * 1e6, quantile(t, n, 0.99) * 1e6,
-         t[0] * 1e6, sum / (double)n * 1e6, t[n - 1] * 1e6);
-  double per_s = b->wall > 0 ? (double)n / b->wall : 0;
-  printf("throughput: %.1f runs/s, %.3f GB/s (%zu bytes of inputs and outputs per run)\n", per_s,
-         per_s * (double)b->bytes_per_run / 1e9, b->bytes_per_run);
+         s.median * 1e6, s.p90 * 1e6, s.p99 * 1e6, s.min * 1e6, s.mean * 1e6, s.max * 1e6);
+  printf("throughput: %.1f runs/s, %.3f GB/s (%zu bytes of inputs and outputs per run)\n",
+         s.per_s, s.per_s * (double)b->bytes_per_run / 1e9, b->bytes_per_run);
+}
+
+/* " \"inputs\": [{\"name\": N, \"type\": T, \"shape\": [..]}, ...]" as run. */
+static void json_values(const char *title, size_t n, const onyx_value_info *infos,
+                        const onyx_tensor *t) {
+  printf(", \"%s\": [", title);
+  for (size_t i = 0; i < n; i++) {
+    fputs(i ? ", {\"name\": " : "{\"name\": ", stdout);
+    cli_put_json(stdout, infos[i].name);
+    printf(", \"type\": \"%s\", \"shape\": ", onyx_dtype_name(t[i].dtype));
+    cli_put_json_dims(stdout, t[i].rank, t[i].dims);
+    putchar('}');
+  }
+  putchar(']');
+}
+
+/* The report of print_report as one JSON object (fields in docs/cli.md). */
+static void print_report_json(const bench_state *b, const cli_args *a, long long warmup) {
+  bench_summary s = summarize(b);
+  fputs("{\"model\": ", stdout);
+  cli_put_json(stdout, b->m.path);
+  json_values("inputs", b->m.n_in, b->m.in_info, b->inputs);
+  json_values("outputs", b->m.n_out, b->m.out_info, b->outputs);
+  printf(", \"session\": {\"threads\": %" PRIu32 ", \"isa_cap\": \"%s\", \"isa\": \"%s\"}",
+         a->opts.threads, isa_cap_name(a), onyx_isa_name(onyx_isa_detected()));
+  printf(", \"runs\": %zu, \"seconds\": %.6f, \"warmup\": %lld", b->tm.n, b->wall, warmup);
+  printf(", \"latency_us\": {\"median\": %.3f, \"p90\": %.3f, \"p99\": %.3f, \"min\": %.3f, "
+         "\"mean\": %.3f, \"max\": %.3f}",
+         s.median * 1e6, s.p90 * 1e6, s.p99 * 1e6, s.min * 1e6, s.mean * 1e6, s.max * 1e6);
+  printf(", \"runs_per_second\": %.1f, \"gb_per_second\": %.3f, \"bytes_per_run\": %zu}\n",
+         s.per_s, s.per_s * (double)b->bytes_per_run / 1e9, b->bytes_per_run);
 }
 
 /* Inputs, one untimed run that lets onyx allocate the outputs (the others
@@ -771,6 +815,10 @@ static int measure(bench_state *b, const cli_args *a, long long warmup, rng *r) 
 int cli_bench(cli_args *a) {
   int rc = cli_one_model(a);
   if (rc != CLI_OK) return rc;
+  if (a->json && a->per_node) {
+    cli_usage_error(a->command, "--json does not describe --per-node timings; give one of them");
+    return CLI_USAGE;
+  }
   long long warmup = a->warmup >= 0 ? a->warmup : DEFAULT_WARMUP;
   cap_process_isa(a->opts.isa_cap);
   bench_state b;
@@ -787,7 +835,7 @@ int cli_bench(cli_args *a) {
   if (rc == CLI_OK) rc = resolve_shapes(&b);
   rng r = {0x9E3779B97F4A7C15ULL};
   if (rc == CLI_OK) rc = measure(&b, a, warmup, &r);
-  if (rc == CLI_OK) print_report(&b, a, warmup);
+  if (rc == CLI_OK) (a->json ? print_report_json : print_report)(&b, a, warmup);
   if (rc == CLI_OK && a->per_node)
     rc = per_node(b.m.model, b.m.session, b.inputs, b.outputs, warmup, b.tm.n, &r);
   bench_free(&b);

@@ -36,8 +36,9 @@ enum {
   CLI_OPT_PROGRESS = 1 << 11,
   CLI_OPT_STRICT = 1 << 12,
   CLI_OPT_FILTER = 1 << 13, /* --include, --exclude */
-  CLI_OPT_REPORT = 1 << 14, /* --json, --junit */
+  CLI_OPT_REPORT = 1 << 14, /* --junit */
   CLI_OPT_JOBS = 1 << 15,
+  CLI_OPT_JSON = 1 << 16, /* test, info, bench: JSON on stdout */
 };
 
 /* The command line after parsing. Option strings point into argv. */
@@ -63,7 +64,7 @@ typedef struct cli_args {
   int strict; /* skips (ops, types, domains onyx lacks) count as failures */
   const char **includes, **excludes; /* regular expressions (regcomp, extended) */
   size_t n_includes, n_excludes;
-  int json;          /* one JSON record per case on stdout */
+  int json;          /* JSON on stdout (test: one record per case) */
   const char *junit; /* JUnit XML report file */
   uint32_t jobs;     /* cases run at once; 0: not given */
 } cli_args;
@@ -116,6 +117,9 @@ typedef struct cli_model {
  * value descriptions. On failure prints the error, releases everything and
  * returns CLI_ERROR; on success release m with cli_model_close. */
 int cli_model_open(const char *path, const onyx_session_options *opts, cli_model *m);
+/* Reads the value descriptions of m's session (m->session set); on failure
+ * prints the error, releases m and returns CLI_ERROR. */
+int cli_model_read_infos(cli_model *m);
 void cli_model_close(cli_model *m);
 
 /* ---- The command line (args.c) ---- */
@@ -148,6 +152,14 @@ int cli_needs_escape(unsigned char c);
 /* The message of a failed call, without a leading "FILE: " when it already
  * names file (so that lines do not repeat the path). */
 const char *cli_error_text(const char *file, onyx_status st, const onyx_error *err);
+
+/* Writes s as a JSON string: cli_esc's printable ASCII, with '"' and the
+ * backslash escaped once more (so "\x1b" reads back as the text cli_esc
+ * prints). */
+void cli_put_json(FILE *out, const char *s);
+
+/* Writes the JSON array [d0, d1, ...] of rank dims. */
+void cli_put_json_dims(FILE *out, uint32_t rank, const int64_t *dims);
 
 /* Returns a new string "a/b" (no doubled '/'), or NULL when out of memory. */
 char *cli_path_join(const char *a, const char *b);
@@ -206,7 +218,7 @@ void cli_print_values(FILE *out, const onyx_tensor *t);
 /* ---- The commands ---- */
 
 int cli_run(cli_args *a);   /* onyx run (run.c) */
-int cli_info(cli_args *a);  /* onyx info (run.c) */
+int cli_info(cli_args *a);  /* onyx info (info.c) */
 int cli_test(cli_args *a);  /* onyx test (test.c) */
 int cli_bench(cli_args *a); /* onyx bench: times runs on random inputs (bench.c) */
 

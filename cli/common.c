@@ -2,6 +2,7 @@
  * What the commands share: error lines, escaping for printing, paths and
  * growable strings, and opening a model with its session.
  */
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -181,6 +182,22 @@ size_t cli_element_count(const onyx_tensor *t, int *ok) {
   return n;
 }
 
+void cli_put_json(FILE *out, const char *s) {
+  fputc('"', out);
+  for (const char *p = cli_esc(s); *p; p++) {
+    if (*p == '"' || *p == '\\') fputc('\\', out);
+    fputc(*p, out);
+  }
+  fputc('"', out);
+}
+
+void cli_put_json_dims(FILE *out, uint32_t rank, const int64_t *dims) {
+  fputc('[', out);
+  for (uint32_t i = 0; i < rank && i < ONYX_MAX_RANK; i++)
+    fprintf(out, "%s%" PRId64, i ? ", " : "", dims[i]);
+  fputc(']', out);
+}
+
 /* Loads the model at path and creates a session. On failure prints the
  * error, frees what it made and returns CLI_ERROR. */
 int cli_open_model(const char *path, const onyx_session_options *opts, onyx_model **model,
@@ -236,10 +253,13 @@ int cli_model_open(const char *path, const onyx_session_options *opts, cli_model
   memset(m, 0, sizeof *m);
   m->path = path;
   int rc = cli_open_model(path, opts, &m->model, &m->session);
-  if (rc != CLI_OK) return rc;
+  return rc == CLI_OK ? cli_model_read_infos(m) : rc;
+}
+
+int cli_model_read_infos(cli_model *m) {
   m->n_in = onyx_session_input_count(m->session);
   m->n_out = onyx_session_output_count(m->session);
-  rc = read_infos(m, 1);
+  int rc = read_infos(m, 1);
   if (rc == CLI_OK) rc = read_infos(m, 0);
   if (rc != CLI_OK) cli_model_close(m);
   return rc;

@@ -8,7 +8,8 @@
  *   args.c    help texts and the command line
  *   common.c  error lines, escaping, strings, opening a model
  *   print.c   values printed as numpy prints them
- *   run.c     onyx run and onyx info
+ *   run.c     onyx run
+ *   info.c    onyx info
  *   test.c    onyx test
  *   bench.c   onyx bench
  *   npy.c     numpy's .npy files
@@ -37,11 +38,11 @@ static const struct {
     {"run", cli_run, CLI_OPT_INPUT | CLI_OPT_OUTPUT_DIR | CLI_OPT_FORMAT},
     {"test", cli_test,
      CLI_OPT_VERBOSE | CLI_OPT_STRICT | CLI_OPT_FILTER | CLI_OPT_REPORT | CLI_OPT_JOBS |
-         CLI_OPT_PROGRESS},
-    {"info", cli_info, 0},
+         CLI_OPT_PROGRESS | CLI_OPT_JSON},
+    {"info", cli_info, CLI_OPT_JSON},
     {"bench", cli_bench,
      CLI_OPT_SHAPE | CLI_OPT_WARMUP | CLI_OPT_RUNS | CLI_OPT_DURATION | CLI_OPT_PER_NODE |
-         CLI_OPT_PROGRESS},
+         CLI_OPT_PROGRESS | CLI_OPT_JSON},
 };
 
 /* Flushes stdout; a write error (a full disk, a closed pipe) turns a
@@ -70,8 +71,18 @@ static int run_help_or_version(int argc, char **argv) {
     return finish_stdout(CLI_OK);
   }
   if (strcmp(command, "--version") == 0) {
-    printf("onyx %s (ai.onnx opset up to %" PRId64 ", isa %s)\n", onyx_version(),
-           onyx_max_opset(), onyx_isa_name(onyx_isa_detected()));
+    int json = argc > 2 && strcmp(argv[2], "--json") == 0;
+    if (argc > 2 + json) {
+      cli_usage_error(NULL, "--version: unknown option '%s'", argv[2 + json]);
+      return CLI_USAGE;
+    }
+    const char *isa = onyx_isa_name(onyx_isa_detected());
+    if (json)
+      printf("{\"version\": \"%s\", \"opsets\": {\"ai.onnx\": [1, %" PRId64 "]}, \"isa\": \"%s\"}\n",
+             onyx_version(), onyx_max_opset(), isa);
+    else
+      printf("onyx %s (ai.onnx opset up to %" PRId64 ", isa %s)\n", onyx_version(),
+             onyx_max_opset(), isa);
     return finish_stdout(CLI_OK);
   }
   return -1;

@@ -166,17 +166,6 @@ static size_t start_workers(test_job *job, pthread_t *threads, size_t n) {
 
 static const char *const OUTCOME_NAMES[] = {"passed", "failed", "skipped"};
 
-/* Writes s for a JSON string: cli_esc's printable ASCII, with '"' and the
- * backslash escaped once more. */
-static void put_json(FILE *out, const char *s) {
-  fputc('"', out);
-  for (const char *p = cli_esc(s); *p; p++) {
-    if (*p == '"' || *p == '\\') fputc('\\', out);
-    fputc(*p, out);
-  }
-  fputc('"', out);
-}
-
 /* Writes s for an XML attribute: cli_esc's printable ASCII, with & < > "
  * and ' as entities. */
 static void put_xml(FILE *out, const char *s) {
@@ -196,15 +185,15 @@ static void print_case(const cli_args *a, const char *path, const case_result *r
   const char *why = cli_sb_str(&res->why);
   if (a->json) {
     fputs("{\"case\": ", stdout);
-    put_json(stdout, path);
+    cli_put_json(stdout, path);
     printf(", \"status\": \"%s\", \"seconds\": %.6f", OUTCOME_NAMES[res->outcome], res->seconds);
     if (res->outcome != CASE_PASSED) {
       fputs(", \"reason\": ", stdout);
-      put_json(stdout, why);
+      cli_put_json(stdout, why);
     }
     if (res->skip) {
       fputs(", \"skip\": ", stdout);
-      put_json(stdout, res->skip);
+      cli_put_json(stdout, res->skip);
     }
     fputs("}\n", stdout);
   } else if (res->outcome == CASE_FAILED) {
@@ -232,7 +221,7 @@ static void print_summary(const cli_args *a, const size_t *count, char **skips, 
     for (j = i + 1; j < n && strcmp(skips[i], skips[j]) == 0;) j++;
     if (a->json) {
       fputs(i ? ", " : "", stdout);
-      put_json(stdout, skips[i]);
+      cli_put_json(stdout, skips[i]);
       printf(": %zu", j - i);
     } else {
       printf("  %s: %zu\n", cli_esc(skips[i]), j - i);

@@ -701,6 +701,107 @@ class Bench(unittest.TestCase):
         self.assertEqual(r.stderr, b"")
 
 
+class Json(InTempDir):
+    """--json output parses with Python's json: onyx --version --json,
+    onyx info --json, onyx bench --json (docs/cli.md lists the fields)."""
+
+    def load(self, *args):
+        r = onyx(*args)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        return json.loads(r.stdout)
+
+    def test_version(self):
+        v = self.load("--version", "--json")
+        self.assertRegex(v["version"], r"^[0-9]+\.[0-9]+")
+        self.assertEqual(list(v["opsets"]), ["ai.onnx"])
+        low, high = v["opsets"]["ai.onnx"]
+        self.assertEqual(low, 1)
+        self.assertGreaterEqual(high, 13)
+        self.assertIn(v["isa"], ("scalar", "sse41", "avx2", "avx512"))
+        self.assertEqual(onyx("--version").stdout, "onyx %s (ai.onnx opset up to %d, isa %s)\n"
+                         % (v["version"], high, v["isa"]))
+        r = onyx("--version", "--bogus")
+        self.assertEqual(r.returncode, 2)
+
+    def test_info(self):
+        d = self.load("info", EXAMPLE, "--json")
+        self.assertEqual(d["model"], EXAMPLE)
+        self.assertIsInstance(d["ir_version"], int)
+        self.assertIn({"domain": "ai.onnx", "version": 13}, d["opset_import"])
+        self.assertEqual(d["inputs"], [{"name": "x", "type": "float", "shape": [8]}])
+        self.assertEqual([o["name"] for o in d["outputs"]], ["clipped", "sign", "floor"])
+        self.assertTrue(d["runnable"])
+        self.assertIsNone(d["reason"])
+        ops = [n["op"] for n in d["nodes"]]
+        self.assertIn("Clip", ops)
+        for n in d["nodes"]:
+            self.assertEqual(set(n), {"index", "domain", "op", "name", "inputs", "outputs"})
+        # Symbolic, unknown and undeclared shapes.
+        for shape, want in ((["N", 3], ["N", 3]), ([None, 3], [None, 3]), (None, None)):
+            path = self.path("m.onnx")
+            with open(path, "wb") as f:
+                f.write(modelgen.one_node("Ceil", TensorProto.FLOAT, shape))
+            d = self.load("info", "--json", path)
+            self.assertEqual(d["inputs"][0]["shape"], want)
+
+    def test_info_escapes(self):
+        names = ["y\x1b[2J", 'q"uote', "back\\slash"]
+        nodes = [helper.make_node("Ceil", ["x"], [n]) for n in names]
+        path = self.path("names.onnx")
+        with open(path, "wb") as f:
+            f.write(modelgen.model_bytes(nodes, [("x", TensorProto.FLOAT, [3])],
+                                         [(n, TensorProto.FLOAT, [3]) for n in names]))
+        d = self.load("info", "--json", path)
+        self.assertEqual([o["name"] for o in d["outputs"]],
+                         ["y\\x1b[2J", 'q"uote', "back\\\\slash"])
+
+    def test_bench(self):
+        d = self.load("bench", EXAMPLE, "--runs", "20", "--warmup", "0", "--json")
+        self.assertEqual(d["model"], EXAMPLE)
+        self.assertEqual(d["inputs"], [{"name": "x", "type": "float", "shape": [8]}])
+        self.assertEqual(d["runs"], 20)
+        self.assertEqual(d["warmup"], 0)
+        lat = d["latency_us"]
+        self.assertTrue(lat["min"] <= lat["median"] <= lat["p90"] <= lat["p99"] <= lat["max"],
+                        lat)
+        self.assertGreater(d["runs_per_second"], 0)
+        self.assertEqual(d["bytes_per_run"], 128)
+        self.assertIn("isa", d["session"])
+        r = onyx("bench", EXAMPLE, "--json", "--per-node")
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("--json", r.stderr)
+
+    def test_json_only_where_documented(self):
+        r = onyx("run", EXAMPLE, "--json")
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("--json", r.stderr)
+
+
+class InfoAnyModel(InTempDir):
+    """onyx info describes any model the library loads, also one onyx
+    cannot run, and says why it cannot; the exit status is then 0."""
+
+    def test_unsupported_op(self):
+        path = self.path("abs.onnx")
+        with open(path, "wb") as f:
+            f.write(modelgen.one_node("Abs", TensorProto.FLOAT, [3]))
+        r = onyx("info", path)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("nodes:\n  0: Abs 'abs': x -> y\n", r.stdout)
+        self.assertRegex(r.stdout, r"\nrunnable: no: .*'Abs'.*\(ONYX_UNSUPPORTED_OP\)\n")
+        d = json.loads(onyx("info", "--json", path).stdout)
+        self.assertFalse(d["runnable"])
+        self.assertEqual(d["status"], "ONYX_UNSUPPORTED_OP")
+        self.assertTrue(d["reason"].startswith("node 0 ('abs'): op 'Abs'"), d["reason"])
+        self.assertIsNone(d["inputs"])
+        self.assertEqual(d["nodes"][0]["op"], "Abs")
+
+    def test_runnable(self):
+        r = onyx("info", EXAMPLE)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertTrue(r.stdout.endswith("\nrunnable: yes\n"), r.stdout[-80:])
+
+
 class NotAModel(InTempDir):
     """A file that is not an ONNX model says so first, then the detail."""
 
