@@ -11,6 +11,7 @@
 #   LIBDIR/cmake/onyx/                    for find_package(onyx CONFIG): targets
 #                                         onyx::onyx (shared), onyx::onyx_static
 #   MANDIR/man1/onyx.1                    the manual page
+#   DOCDIR/errors.md                      the status codes it points to
 #   lib/python3.N/dist-packages/onyx/     the Python package (ONYX_PYTHON_INSTALL_DIR),
 #                                         with a link to the shared library beside it
 #
@@ -31,6 +32,8 @@ install(TARGETS onyx_shared onyx_static EXPORT onyxTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(FILES ${PROJECT_SOURCE_DIR}/include/onyx.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(FILES ${PROJECT_SOURCE_DIR}/man/onyx.1 DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
+# The man page points to the list of status codes, so it goes along.
+install(FILES ${PROJECT_SOURCE_DIR}/docs/errors.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
 
 install(EXPORT onyxTargets NAMESPACE onyx:: DESTINATION ${ONYX_CMAKE_DIR})
 configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/onyxConfig.cmake.in

@@ -7,7 +7,7 @@
 #
 #   cmake -DBUILD_DIR=... -DWORK_DIR=... -DSOURCE_DIR=... -DVERSION=X.Y.Z
 #         -DVERSION_MAJOR=X -DLIBDIR=lib -DINCLUDEDIR=include -DBINDIR=bin
-#         -DMANDIR=share/man -DCC=cc -DPKG_CONFIG=pkg-config -DNM=nm
+#         -DMANDIR=share/man -DDOCDIR=share/doc/onyx -DCC=cc -DPKG_CONFIG=pkg-config -DNM=nm
 #         -DOBJDUMP=objdump -DCASE=.../node/test_ceil -P install.cmake
 cmake_minimum_required(VERSION 3.18)
 
@@ -37,7 +37,8 @@ foreach(f
     "${LIBDIR}/cmake/onyx/onyxConfig.cmake"
     "${LIBDIR}/cmake/onyx/onyxConfigVersion.cmake"
     "${LIBDIR}/cmake/onyx/onyxTargets.cmake"
-    "${MANDIR}/man1/onyx.1")
+    "${MANDIR}/man1/onyx.1"
+    "${DOCDIR}/errors.md")
   if(NOT EXISTS "${prefix}/${f}")
     message(FATAL_ERROR "not installed: ${f}")
   endif()
