@@ -68,8 +68,6 @@ static char *skip_reason(onyx_status st, const char *msg) {
       r = cli_str_printf("type string");
     else if (strstr(msg, "is not a tensor with a declared type"))
       r = cli_str_printf("type sequence, map or optional");
-  } else if (st == ONYX_OPSET && strstr(msg, "imports no ai.onnx opset")) {
-    r = cli_str_printf("domain other than ai.onnx (no ai.onnx opset import)");
   }
   if (r && strncmp(r, "type ", 5) == 0 && strchr(r, '(')) { /* "data_type 9 (bool" */
     char *name = cli_str_printf("type %s", strchr(r, '(') + 1);

@@ -314,6 +314,11 @@ static onyx_status check_node(builder *b, size_t n, const onyx__op **op_out,
                       "node %zu ('%s'): domain '%s' is not supported (op %s); onyx supports "
                       "only the ai.onnx domain",
                       n, node->name, node->domain, node->op_type);
+  if (opset == 0)
+    return onyx__fail(b->err, ONYX_OPSET,
+                      "node %zu ('%s'): op %s: the model imports no ai.onnx opset; onyx supports "
+                      "opsets 1 to %lld",
+                      n, node->name, node->op_type, (long long)onyx_max_opset());
   const onyx__op *op = onyx__op_find(node->op_type);
   if (op == NULL)
     return onyx__fail(b->err, ONYX_UNSUPPORTED_OP,

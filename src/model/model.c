@@ -823,9 +823,10 @@ static onyx_status check_opsets(parser *ps, onyx_error *err) {
   }
   int64_t max = ONYX__MAX_OPSET;
   if (onnx == NULL) {
-    return onyx__fail(err, ONYX_OPSET,
-                      "the model imports no ai.onnx opset; onyx supports opsets 1 to %lld",
-                      (long long)max);
+    /* Valid ONNX (a model of training ops, say): it loads, so that it can
+     * be described, and session creation refuses its nodes (check_node). */
+    m->onnx_opset = 0;
+    return ONYX_OK;
   }
   if (onnx->version < 1 || onnx->version > max) {
     return onyx__fail(err, ONYX_OPSET,

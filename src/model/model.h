@@ -172,7 +172,7 @@ struct onyx_model {
   int64_t ir_version;
   size_t n_opsets;
   onyx__opset *opsets;
-  int64_t onnx_opset; /* the ai.onnx version (validated at load) */
+  int64_t onnx_opset; /* the ai.onnx version (validated at load); 0: none imported */
   onyx__graph graph;
   onyx__payloads *payloads; /* NULL when loaded from memory */
   onyx__meta meta;

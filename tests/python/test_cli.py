@@ -575,6 +575,7 @@ class TestRunner(InTempDir):
         self.assertGreater(int(m.group(1)), 0)
         self.assertIn("\n  op Abs: 1\n", r.stdout)
         self.assertIn("\n  type bool: ", r.stdout)
+        self.assertIn("\n  domain ai.onnx.preview.training: 7\n", r.stdout)
         summed = sum(int(n) for n in re.findall(r"^  .*: ([0-9]+)$", r.stdout, re.M))
         self.assertEqual(summed, int(m.group(2)))
         r = onyx("test", "--strict", node)
@@ -795,6 +796,53 @@ class InfoAnyModel(InTempDir):
         self.assertTrue(d["reason"].startswith("node 0 ('abs'): op 'Abs'"), d["reason"])
         self.assertIsNone(d["inputs"])
         self.assertEqual(d["nodes"][0]["op"], "Abs")
+
+    def opset_model(self, name, domain, opsets):
+        node = helper.make_node("Adagrad", ["x"], ["y"], domain=domain, name="ada")
+        graph = helper.make_graph([node], "g",
+                                  [helper.make_tensor_value_info("x", TensorProto.FLOAT, [3])],
+                                  [helper.make_tensor_value_info("y", TensorProto.FLOAT, [3])])
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid(d, v)
+                                                        for d, v in opsets])
+        model.ir_version = 8
+        path = self.path(name)
+        with open(path, "wb") as f:
+            f.write(model.SerializeToString())
+        return path
+
+    def test_other_domain_only(self):
+        # A training op, in a model that imports only its own domain (as
+        # ONNX's backend tests test_adagrad and test_adam do): it loads, and
+        # the reason names the op and its domain.
+        training = "ai.onnx.preview.training"
+        path = self.opset_model("adagrad.onnx", training, [(training, 1)])
+        r = onyx("info", path)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("  ai.onnx.preview.training 1\n", r.stdout)
+        self.assertIn("  0: ai.onnx.preview.training.Adagrad 'ada': x -> y\n", r.stdout)
+        self.assertRegex(r.stdout, r"\nrunnable: no: node 0 \('ada'\): domain "
+                                   r"'ai\.onnx\.preview\.training' is not supported \(op Adagrad\)"
+                                   r".*\(ONYX_UNSUPPORTED_OP\)\n$")
+        # onyx test skips it for its domain.
+        case = self.path("case")
+        write_case(case)
+        os.replace(path, os.path.join(case, "model.onnx"))
+        r = onyx("test", case)
+        self.assertEqual(r.returncode, 0, r.stdout)
+        self.assertIn("skipped by reason:\n  domain ai.onnx.preview.training: 1\n", r.stdout)
+
+    def test_ai_onnx_op_without_import(self):
+        # An ai.onnx node in a model that imports no ai.onnx opset is invalid:
+        # it loads (to be described), and session creation says why not.
+        path = self.opset_model("bad.onnx", "", [("com.example", 1)])
+        r = onyx("info", path)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertRegex(r.stdout, r"\nrunnable: no: node 0 \('ada'\): op Adagrad: the model "
+                                   r"imports no ai\.onnx opset; onyx supports opsets 1 to [0-9]+ "
+                                   r"\(ONYX_OPSET\)\n$")
+        r = onyx("run", path)
+        self.assertEqual(r.returncode, 3)
+        self.assertIn("imports no ai.onnx opset", r.stderr)
 
     def test_runnable(self):
         r = onyx("info", EXAMPLE)

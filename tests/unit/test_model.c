@@ -498,9 +498,10 @@ static void test_opsets(void **state) {
   spec s = good_spec();
   s.n_opsets = 1;
   s.domains[0] = "com.example";
-  expect(&s, ONYX_OPSET, "imports no ai.onnx opset; onyx supports opsets 1 to 28");
+  /* Valid ONNX: it loads; session creation refuses an ai.onnx node. */
+  expect(&s, ONYX_OK, NULL);
   s.n_opsets = 0;
-  expect(&s, ONYX_OPSET, "no ai.onnx opset");
+  expect(&s, ONYX_OK, NULL);
 
   s = good_spec();
   s.domains[1] = "";
