@@ -385,6 +385,47 @@ typedef struct onyx_model_meta {
 ONYX_API onyx_status onyx_model_metadata(const onyx_model *model, onyx_model_meta *out,
                                          onyx_error *err);
 
+/**
+ * @brief One attribute of a node, as onyx_model_node_attribute() gives it.
+ * Pointers stay valid until onyx_model_free(); the fields that the type
+ * does not use are 0 or NULL.
+ */
+typedef struct onyx_attribute_info {
+  const char *name;     /**< The attribute's name ("min"). */
+  int type;             /**< AttributeProto.AttributeType: 1 FLOAT, 2 INT, 3 STRING, 4 TENSOR,
+                             6 FLOATS, 7 INTS; other types (graphs, lists of strings or
+                             tensors, ...) carry no value here. */
+  float f;              /**< A FLOAT's value. */
+  int64_t i;            /**< An INT's value. */
+  const char *s;        /**< A STRING's value, read as a C string (up to a NUL it holds). */
+  size_t count;         /**< The number of entries of a FLOATS or INTS. */
+  const float *floats;  /**< A FLOATS' entries. */
+  const int64_t *ints;  /**< An INTS' entries. */
+  int has_tensor;       /**< 1 when tensor holds a TENSOR's value. */
+  onyx_tensor tensor;   /**< A TENSOR's type and shape; data (read-only) and size are its
+                             bytes, data NULL for an empty tensor or, for a large one,
+                             before the model's first session run reads it. */
+} onyx_attribute_info;
+/**
+ * @brief The number of attributes of the node-th node (0 for a bad index).
+ * @param model A loaded model.
+ * @param node  From 0 to onyx_model_node_count() - 1.
+ * @return The count.
+ */
+ONYX_API size_t onyx_model_node_attribute_count(const onyx_model *model, size_t node);
+/**
+ * @brief Describes the index-th attribute of the node-th node, in model
+ * order (for a Constant its value, for Clip before opset 11 its bounds).
+ * @param model A loaded model.
+ * @param node  From 0 to onyx_model_node_count() - 1.
+ * @param index From 0 to onyx_model_node_attribute_count() - 1.
+ * @param out   Receives the attribute; nothing is allocated.
+ * @param err   Receives the status and message on failure; may be NULL.
+ * @return ONYX_OK, or ONYX_INVALID_ARGUMENT for a bad index or NULL pointer.
+ */
+ONYX_API onyx_status onyx_model_node_attribute(const onyx_model *model, size_t node, size_t index,
+                                               onyx_attribute_info *out, onyx_error *err);
+
 /* ---- Sessions ---------------------------------------------------------- */
 
 /**
