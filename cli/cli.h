@@ -215,6 +215,13 @@ void cli_sb_dims(cli_strbuf *sb, uint32_t rank, const int64_t *dims);
 /* Prints the values of t (header excluded) like numpy, then a newline. */
 void cli_print_values(FILE *out, const onyx_tensor *t);
 
+/* ---- Node attributes (attrs.c) ---- */
+
+/* Prints the attributes of the node-th node of model: a line "      NAME =
+ * VALUE" each, or with json ", \"attributes\": [...]" (docs/cli.md).
+ * Returns the status of a failed call. */
+onyx_status cli_put_attributes(const onyx_model *model, size_t node, int json, onyx_error *err);
+
 /* ---- The commands ---- */
 
 int cli_run(cli_args *a);   /* onyx run (run.c) */

@@ -94,7 +94,7 @@ static void print_node(size_t i, const onyx_node_info *node) {
   putchar('\n');
 }
 
-/* ---- JSON --------------------------------------------------------------- */
+/* ---- JSON (a node's object is closed after its attributes) ----------- */
 
 static void json_names(size_t n, const char *const *names) {
   putchar('[');
@@ -116,7 +116,6 @@ static void json_node(size_t i, const onyx_node_info *node) {
   json_names(node->input_count, node->inputs);
   fputs(", \"outputs\": ", stdout);
   json_names(node->output_count, node->outputs);
-  putchar('}');
 }
 
 /* ---- Both --------------------------------------------------------------- */
@@ -166,6 +165,9 @@ static onyx_status print_nodes(const info_model *im, int json, onyx_error *err) 
       json_node(i, &node);
     else
       print_node(i, &node);
+    st = cli_put_attributes(im->m.model, i, json, err);
+    if (st != ONYX_OK) return st;
+    if (json) putchar('}');
   }
   if (json) putchar(']');
   return ONYX_OK;

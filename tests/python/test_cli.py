@@ -736,7 +736,10 @@ class Json(InTempDir):
         ops = [n["op"] for n in d["nodes"]]
         self.assertIn("Clip", ops)
         for n in d["nodes"]:
-            self.assertEqual(set(n), {"index", "domain", "op", "name", "inputs", "outputs"})
+            self.assertEqual(set(n), {"index", "domain", "op", "name", "inputs", "outputs",
+                                      "attributes"})
+        self.assertEqual(d["nodes"][0]["attributes"], [
+            {"name": "value", "type": 4, "value": {"type": "float", "shape": [], "values": [-2]}}])
         # Symbolic, unknown and undeclared shapes.
         for shape, want in ((["N", 3], ["N", 3]), ([None, 3], [None, 3]), (None, None)):
             path = self.path("m.onnx")
@@ -843,6 +846,43 @@ class InfoAnyModel(InTempDir):
         r = onyx("run", path)
         self.assertEqual(r.returncode, 3)
         self.assertIn("imports no ai.onnx opset", r.stderr)
+
+    def test_attributes(self):
+        # Clip-6 takes its bounds as attributes; Constants show their values
+        # (text: the first 8 and a count; JSON: up to 16, else null).
+        big = np.arange(100, dtype=np.int64).reshape(10, 10)
+        nodes = [helper.make_node("Clip", ["x"], ["y"], name="clip", min=-1.5, max=float("nan")),
+                 helper.make_node("Constant", [], ["k"], name="big",
+                                  value=numpy_helper.from_array(big)),
+                 helper.make_node("Constant", [], ["v"], name="small",
+                                  value=numpy_helper.from_array(
+                                      np.array([0.5, -np.inf], dtype=np.float32))),
+                 helper.make_node("Foo", ["y"], ["z"], domain="com.example", name="foo",
+                                  axes=[1, 2], mode="fast\x1b", count=3, scales=[0.25])]
+        path = self.path("attrs.onnx")
+        with open(path, "wb") as f:
+            f.write(modelgen.model_bytes(nodes, [("x", TensorProto.FLOAT, [3])],
+                                         [("z", TensorProto.FLOAT, [3])], opset=6))
+        r = onyx("info", path)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("  0: Clip 'clip': x -> y\n      max = nan\n      min = -1.5\n",
+                      r.stdout)
+        self.assertIn("      value = int64 [10, 10] = [0, 1, 2, 3, 4, 5, 6, 7, ... (100 in all)]\n",
+                      r.stdout)
+        self.assertIn("      value = float [2] = [0.5, -inf]\n", r.stdout)
+        self.assertIn("      axes = [1, 2]\n", r.stdout)
+        self.assertIn("      mode = 'fast\\x1b'\n", r.stdout)
+        self.assertIn("      count = 3\n", r.stdout)
+        self.assertIn("      scales = [0.25]\n", r.stdout)
+        d = json.loads(onyx("info", "--json", path).stdout)
+        attrs = [{a["name"]: a["value"] for a in n["attributes"]} for n in d["nodes"]]
+        self.assertEqual(attrs[0], {"min": -1.5, "max": "nan"})
+        self.assertEqual(attrs[1], {"value": {"type": "int64", "shape": [10, 10], "values": None}})
+        self.assertEqual(attrs[2], {"value": {"type": "float", "shape": [2],
+                                              "values": [0.5, "-inf"]}})
+        self.assertEqual(attrs[3], {"axes": [1, 2], "mode": "fast\\x1b", "count": 3,
+                                    "scales": [0.25]})
+        self.assertEqual(d["nodes"][0]["attributes"][0]["type"], 1)
 
     def test_runnable(self):
         r = onyx("info", EXAMPLE)
