@@ -131,6 +131,48 @@ static void print_header(const info_model *im, int json) {
   }
 }
 
+/* One "name: value" line of text, or one ", \"name\": value" of JSON. */
+static void put_field(const char *name, const char *value, int json) {
+  if (json) {
+    printf(", \"%s\": ", name);
+    cli_put_json(stdout, value);
+  } else if (value[0] != '\0') {
+    printf("%s: %s\n", name, cli_esc(value));
+  }
+}
+
+/* The producer, versions, doc string, graph name and metadata_props;
+ * text leaves out the fields the model leaves empty. */
+static onyx_status print_meta(const info_model *im, int json, onyx_error *err) {
+  onyx_model_meta meta;
+  cli_reset_error(err);
+  onyx_status st = onyx_model_metadata(im->m.model, &meta, err);
+  if (st != ONYX_OK) return st;
+  put_field("producer_name", meta.producer_name, json);
+  put_field("producer_version", meta.producer_version, json);
+  put_field("domain", meta.domain, json);
+  if (json || meta.model_version != 0)
+    printf(json ? ", \"model_version\": %" PRId64 : "model_version: %" PRId64 "\n",
+           meta.model_version);
+  put_field("doc_string", meta.doc_string, json);
+  put_field("graph_name", meta.graph_name, json);
+  if (json) fputs(", \"metadata_props\": [", stdout);
+  if (!json && meta.metadata_count > 0) puts("metadata_props:");
+  for (size_t i = 0; i < meta.metadata_count; i++) {
+    if (json) {
+      fputs(i ? ", {\"key\": " : "{\"key\": ", stdout);
+      cli_put_json(stdout, meta.metadata_keys[i]);
+      fputs(", \"value\": ", stdout);
+      cli_put_json(stdout, meta.metadata_values[i]);
+      putchar('}');
+    } else {
+      printf("  %s = %s\n", cli_esc(meta.metadata_keys[i]), cli_esc(meta.metadata_values[i]));
+    }
+  }
+  if (json) putchar(']');
+  return ONYX_OK;
+}
+
 /* The opset imports; returns the status of a failed call. */
 static onyx_status print_opsets(const info_model *im, int json, onyx_error *err) {
   size_t n = onyx_model_opset_count(im->m.model);
@@ -196,6 +238,7 @@ static void print_runnable(const info_model *im, int json) {
 static onyx_status describe(const info_model *im, int json, onyx_error *err) {
   print_header(im, json);
   onyx_status st = print_opsets(im, json, err);
+  if (st == ONYX_OK) st = print_meta(im, json, err);
   if (st != ONYX_OK) return st;
   put_value_infos(im, json, "inputs", im->m.n_in, im->m.in_info);
   put_value_infos(im, json, "outputs", im->m.n_out, im->m.out_info);

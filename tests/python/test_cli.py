@@ -800,6 +800,35 @@ class InfoAnyModel(InTempDir):
         self.assertIsNone(d["inputs"])
         self.assertEqual(d["nodes"][0]["op"], "Abs")
 
+    def test_metadata(self):
+        # The producer, versions, doc string, graph name and metadata_props,
+        # escaped in text; a field the model leaves empty is left out there
+        # and is "" (0, []) in JSON.
+        node = helper.make_node("Ceil", ["x"], ["y"])
+        vi = [helper.make_tensor_value_info(n, TensorProto.FLOAT, [2]) for n in "xy"]
+        model = helper.make_model(helper.make_graph([node], "g1", vi[:1], vi[1:]),
+                                  opset_imports=[helper.make_opsetid("", 13)],
+                                  producer_name="pytorch", producer_version="2.1")
+        model.ir_version = 8
+        model.model_version = 7
+        model.doc_string = "doc\x1b[2J"
+        helper.set_model_props(model, {"author": "me", "license": "MIT"})
+        path = self.path("meta.onnx")
+        with open(path, "wb") as f:
+            f.write(model.SerializeToString())
+        r = onyx("info", path)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("  ai.onnx 13\nproducer_name: pytorch\nproducer_version: 2.1\n"
+                      "model_version: 7\ndoc_string: doc\\x1b[2J\ngraph_name: g1\n"
+                      "metadata_props:\n  author = me\n  license = MIT\ninputs:\n", r.stdout)
+        self.assertNotIn("domain:", r.stdout)
+        d = json.loads(onyx("info", "--json", path).stdout)
+        self.assertEqual((d["producer_name"], d["producer_version"], d["domain"],
+                          d["model_version"], d["doc_string"], d["graph_name"]),
+                         ("pytorch", "2.1", "", 7, "doc\\x1b[2J", "g1"))
+        self.assertEqual(d["metadata_props"], [{"key": "author", "value": "me"},
+                                               {"key": "license", "value": "MIT"}])
+
     def opset_model(self, name, domain, opsets):
         node = helper.make_node("Adagrad", ["x"], ["y"], domain=domain, name="ada")
         graph = helper.make_graph([node], "g",
