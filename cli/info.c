@@ -1,7 +1,8 @@
 /*
  * onyx info: describes any model the library loads, also one onyx cannot
- * run: its IR version and opset imports, its nodes, and whether onyx runs
- * it, with the library's reason when not. The inputs and outputs come from
+ * run: its IR version and opset imports, its producer and metadata, its
+ * nodes (each with why onyx cannot run it, where it cannot), and whether
+ * onyx runs the whole model, with the library's reason when not. The inputs and outputs come from
  * a session, so they are shown only for a model onyx runs. The exit status
  * is 0 whenever the model loads. --json prints the same as one JSON object
  * (docs/cli.md lists its fields).
@@ -195,6 +196,24 @@ static onyx_status print_opsets(const info_model *im, int json, onyx_error *err)
   return ONYX_OK;
 }
 
+/* Whether onyx serves node i on its own (op, version, arity, attributes),
+ * and why not: text says only the refusals, JSON gives "served" for every
+ * node, with "reason" null or the library's message. */
+static void put_node_check(const info_model *im, size_t i, int json) {
+  onyx_error err;
+  cli_reset_error(&err);
+  onyx_status st = onyx_model_node_check(im->m.model, i, &err);
+  if (json) {
+    printf(", \"served\": %s, \"reason\": ", st == ONYX_OK ? "true" : "false");
+    if (st == ONYX_OK)
+      fputs("null", stdout);
+    else
+      cli_put_json(stdout, err.message);
+  } else if (st != ONYX_OK) {
+    printf("    onyx cannot run it: %s (%s)\n", cli_esc(err.message), onyx_status_name(st));
+  }
+}
+
 static onyx_status print_nodes(const info_model *im, int json, onyx_error *err) {
   size_t n = onyx_model_node_count(im->m.model);
   fputs(json ? ", \"nodes\": [" : "nodes:\n", stdout);
@@ -209,6 +228,7 @@ static onyx_status print_nodes(const info_model *im, int json, onyx_error *err) 
       print_node(i, &node);
     st = cli_put_attributes(im->m.model, i, json, err);
     if (st != ONYX_OK) return st;
+    put_node_check(im, i, json);
     if (json) putchar('}');
   }
   if (json) putchar(']');

@@ -358,6 +358,23 @@ ONYX_API onyx_status onyx_model_node(const onyx_model *model, size_t index, onyx
                                      onyx_error *err);
 
 /**
+ * @brief Whether onyx can serve the index-th node on its own: its domain,
+ * op and version at the model's ai.onnx opset, its number of inputs and
+ * outputs, and its attributes. What depends on the rest of the graph
+ * (element types, shapes, names) is checked by onyx_session_create(),
+ * which may still refuse a model all of whose nodes pass.
+ * @param model A loaded model.
+ * @param index From 0 to onyx_model_node_count() - 1.
+ * @param err   Receives the status and message when the node cannot be
+ *              served; may be NULL.
+ * @return ONYX_OK; ONYX_UNSUPPORTED_OP, ONYX_OPSET, ONYX_ARITY or
+ *         ONYX_ATTRIBUTE with the same message session creation gives;
+ *         ONYX_INVALID_ARGUMENT for a NULL model or a bad index.
+ */
+ONYX_API onyx_status onyx_model_node_check(const onyx_model *model, size_t index,
+                                           onyx_error *err);
+
+/**
  * @brief The model's descriptive fields, as onyx_model_metadata() gives
  * them. Every string belongs to the model and stays valid until
  * onyx_model_free(); a field the model omits is "" (model_version 0). A

@@ -305,37 +305,46 @@ static const char *attr_type_name(onyx__attr_type t) {
 }
 
 /* The checks every op shares, driven by its version table. */
-static onyx_status check_node(builder *b, size_t n, const onyx__op **op_out,
-                              const onyx__op_version **ver_out) {
-  const onyx__node *node = &b->g->nodes[n];
-  int64_t opset = b->m->onnx_opset;
+
+/* The op and version that serve node n at the model's ai.onnx opset, or
+ * why none does. */
+static onyx_status find_op(const onyx_model *m, size_t n, const onyx__op **op_out,
+                           const onyx__op_version **ver_out, onyx_error *err) {
+  const onyx__node *node = &m->graph.nodes[n];
+  int64_t opset = m->onnx_opset;
   if (node->domain[0] != '\0')
-    return onyx__fail(b->err, ONYX_UNSUPPORTED_OP,
+    return onyx__fail(err, ONYX_UNSUPPORTED_OP,
                       "node %zu ('%s'): domain '%s' is not supported (op %s); onyx supports "
                       "only the ai.onnx domain",
                       n, node->name, node->domain, node->op_type);
   if (opset == 0)
-    return onyx__fail(b->err, ONYX_OPSET,
+    return onyx__fail(err, ONYX_OPSET,
                       "node %zu ('%s'): op %s: the model imports no ai.onnx opset; onyx supports "
                       "opsets 1 to %lld",
                       n, node->name, node->op_type, (long long)onyx_max_opset());
-  const onyx__op *op = onyx__op_find(node->op_type);
-  if (op == NULL)
-    return onyx__fail(b->err, ONYX_UNSUPPORTED_OP,
+  *op_out = onyx__op_find(node->op_type);
+  if (*op_out == NULL)
+    return onyx__fail(err, ONYX_UNSUPPORTED_OP,
                       "node %zu ('%s'): op '%s' is not supported (onyx supports %s)", n,
                       node->name, node->op_type, onyx__op_names());
-  const onyx__op_version *ver = onyx__op_version_at(op, opset);
-  if (ver == NULL)
-    return onyx__fail(b->err, ONYX_UNSUPPORTED_OP,
+  *ver_out = onyx__op_version_at(*op_out, opset);
+  if (*ver_out == NULL)
+    return onyx__fail(err, ONYX_UNSUPPORTED_OP,
                       "node %zu ('%s'): op %s does not exist at opset %lld; it was introduced "
                       "in opset %d",
-                      n, node->name, node->op_type, (long long)opset, op->versions[0].since);
+                      n, node->name, node->op_type, (long long)opset, (*op_out)->versions[0].since);
+  return ONYX_OK;
+}
+
+/* Node n's inputs and outputs against what its op version takes. */
+static onyx_status check_arity(const onyx__node *node, size_t n, const onyx__op_version *ver,
+                               int64_t opset, onyx_error *err) {
   if (ver->max_inputs > ONYX__MAX_OP_INPUTS)
-    return onyx__fail(b->err, ONYX_INTERNAL, "op %s-%d takes up to %u inputs; onyx plans for %d",
+    return onyx__fail(err, ONYX_INTERNAL, "op %s-%d takes up to %u inputs; onyx plans for %d",
                       node->op_type, ver->since, ver->max_inputs, ONYX__MAX_OP_INPUTS);
   if (node->n_inputs < ver->min_inputs || node->n_inputs > ver->max_inputs ||
       (ver->min_inputs > 0 && node->inputs[0][0] == '\0')) {
-    return onyx__fail(b->err, ONYX_ARITY,
+    return onyx__fail(err, ONYX_ARITY,
                       "node %zu ('%s', %s-%d at opset %lld): takes %u to %u inputs, has %zu%s",
                       n, node->name, node->op_type, ver->since, (long long)opset,
                       ver->min_inputs, ver->max_inputs, node->n_inputs,
@@ -343,39 +352,67 @@ static onyx_status check_node(builder *b, size_t n, const onyx__op **op_out,
                                                                           : "");
   }
   if (node->n_outputs != ver->n_outputs || node->outputs[0][0] == '\0')
-    return onyx__fail(b->err, ONYX_ARITY,
+    return onyx__fail(err, ONYX_ARITY,
                       "node %zu ('%s', %s-%d at opset %lld): has %zu outputs; it must have "
                       "exactly %u, each with a name",
                       n, node->name, node->op_type, ver->since, (long long)opset,
                       node->n_outputs, ver->n_outputs);
+  return ONYX_OK;
+}
+
+/* Node n's attributes against its op version's: known names of the right
+ * type, each once. The pairwise duplicate check is bounded by the op's
+ * few attributes, since an unknown name fails first. */
+static onyx_status check_attrs(const onyx__node *node, size_t n, const onyx__op_version *ver,
+                               int64_t opset, onyx_error *err) {
   for (size_t a = 0; a < node->n_attrs; a++) {
     const onyx__attr *attr = &node->attrs[a];
     const onyx__attr_spec *spec = ver->attrs;
     while (spec->name != NULL && strcmp(spec->name, attr->name) != 0) spec++;
     if (spec->name == NULL)
-      return onyx__fail(b->err, ONYX_ATTRIBUTE,
+      return onyx__fail(err, ONYX_ATTRIBUTE,
                         "node %zu ('%s', %s-%d at opset %lld): unknown attribute '%s'", n,
                         node->name, node->op_type, ver->since, (long long)opset, attr->name);
     if (spec->type != attr->type)
-      return onyx__fail(b->err, ONYX_ATTRIBUTE,
+      return onyx__fail(err, ONYX_ATTRIBUTE,
                         "node %zu ('%s', %s-%d at opset %lld): attribute '%s' has type %s; it "
                         "must have type %s",
                         n, node->name, node->op_type, ver->since, (long long)opset, attr->name,
                         attr_type_name(attr->type), attr_type_name(spec->type));
     for (size_t p = 0; p < a; p++)
       if (strcmp(node->attrs[p].name, attr->name) == 0)
-        return onyx__fail(b->err, ONYX_ATTRIBUTE,
+        return onyx__fail(err, ONYX_ATTRIBUTE,
                           "node %zu ('%s', %s-%d at opset %lld): attribute '%s' is given twice",
                           n, node->name, node->op_type, ver->since, (long long)opset, attr->name);
     if (attr->has_ref_attr_name)
-      return onyx__fail(b->err, ONYX_ATTRIBUTE,
+      return onyx__fail(err, ONYX_ATTRIBUTE,
                         "node %zu ('%s'): attribute '%s' refers to a function attribute, which "
                         "only functions may do",
                         n, node->name, attr->name);
   }
-  *op_out = op;
-  *ver_out = ver;
   return ONYX_OK;
+}
+
+/* Everything about node n that does not depend on the rest of the graph:
+ * its op and version, arity and attributes. */
+static onyx_status check_node(const onyx_model *m, size_t n, const onyx__op **op_out,
+                              const onyx__op_version **ver_out, onyx_error *err) {
+  const onyx__node *node = &m->graph.nodes[n];
+  ONYX__TRY(find_op(m, n, op_out, ver_out, err));
+  ONYX__TRY(check_arity(node, n, *ver_out, m->onnx_opset, err));
+  return check_attrs(node, n, *ver_out, m->onnx_opset, err);
+}
+
+onyx_status onyx_model_node_check(const onyx_model *model, size_t index, onyx_error *err) {
+  if (model == NULL)
+    return onyx__fail(err, ONYX_INVALID_ARGUMENT, "onyx_model_node_check: model is NULL");
+  if (index >= model->graph.n_nodes)
+    return onyx__fail(err, ONYX_INVALID_ARGUMENT,
+                      "onyx_model_node_check: index %zu is out of range (the graph has %zu nodes)",
+                      index, model->graph.n_nodes);
+  const onyx__op *op = NULL;
+  const onyx__op_version *ver = NULL;
+  return check_node(model, index, &op, &ver, err);
 }
 
 /* Every input of these ops is of type T: allowed by the version, and the
@@ -416,7 +453,7 @@ static onyx_status plan_nodes(builder *b, const uint32_t *order) {
     const onyx__node *node = &g->nodes[n];
     const onyx__op *op = NULL;
     const onyx__op_version *ver = NULL;
-    ONYX__TRY(check_node(b, n, &op, &ver));
+    ONYX__TRY(check_node(b->m, n, &op, &ver, b->err));
 
     const onyx__value_desc *inputs[ONYX__MAX_OP_INPUTS] = {NULL};
     int32_t input_values[ONYX__MAX_OP_INPUTS];

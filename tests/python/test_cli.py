@@ -737,7 +737,8 @@ class Json(InTempDir):
         self.assertIn("Clip", ops)
         for n in d["nodes"]:
             self.assertEqual(set(n), {"index", "domain", "op", "name", "inputs", "outputs",
-                                      "attributes"})
+                                      "attributes", "served", "reason"})
+            self.assertEqual((n["served"], n["reason"]), (True, None))
         self.assertEqual(d["nodes"][0]["attributes"], [
             {"name": "value", "type": 4, "value": {"type": "float", "shape": [], "values": [-2]}}])
         # Symbolic, unknown and undeclared shapes.
@@ -799,6 +800,31 @@ class InfoAnyModel(InTempDir):
         self.assertTrue(d["reason"].startswith("node 0 ('abs'): op 'Abs'"), d["reason"])
         self.assertIsNone(d["inputs"])
         self.assertEqual(d["nodes"][0]["op"], "Abs")
+
+    def test_each_node(self):
+        # Every node is checked on its own: the reason for each one onyx
+        # cannot run, not only for the first.
+        vi = [helper.make_tensor_value_info(n, TensorProto.FLOAT, [2]) for n in "xy"]
+        nodes = [helper.make_node("Abs", ["x"], ["a"], name="abs"),
+                 helper.make_node("Ceil", ["a"], ["b"]),
+                 helper.make_node("Clip", ["b"], ["y"], foo=1.0)]
+        model = helper.make_model(helper.make_graph(nodes, "g", vi[:1], vi[1:]),
+                                  opset_imports=[helper.make_opsetid("", 13)])
+        model.ir_version = 8
+        path = self.path("mixed.onnx")
+        with open(path, "wb") as f:
+            f.write(model.SerializeToString())
+        r = onyx("info", path)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("  0: Abs 'abs': x -> a\n    onyx cannot run it: node 0 ('abs'): op 'Abs' is "
+                      "not supported", r.stdout)
+        self.assertIn("  1: Ceil: a -> b\n  2: Clip: b -> y\n      foo = 1\n    onyx cannot run "
+                      "it: node 2 ('', Clip-13 at opset 13): unknown attribute 'foo' "
+                      "(ONYX_ATTRIBUTE)\n", r.stdout)
+        d = json.loads(onyx("info", "--json", path).stdout)
+        self.assertEqual([(n["served"], n["reason"] is None) for n in d["nodes"]],
+                         [(False, False), (True, True), (False, False)])
+        self.assertIn("unknown attribute 'foo'", d["nodes"][2]["reason"])
 
     def test_metadata(self):
         # The producer, versions, doc string, graph name and metadata_props,
