@@ -216,7 +216,7 @@ onyx_status onyx_model_load_memory(const void *data, size_t size, onyx_model **o
                       "onyx_model_load_memory: data is NULL but size is %zu", size);
   }
   if (size == 0) return onyx__fail(err, ONYX_PARSE, "not an ONNX model: it is empty (0 bytes)");
-  if ((uint64_t)size > (uint64_t)ONYX__MAX_FILE_SIZE) {
+  if ((uint64_t)size - 1u >= (uint64_t)ONYX__MAX_FILE_SIZE) { /* size > max; size != 0 here */
     return onyx__fail(err, ONYX_LIMIT, "the model has %zu bytes; onyx reads at most %lld", size,
                       (long long)ONYX__MAX_FILE_SIZE);
   }

@@ -130,7 +130,7 @@ static uint64_t get_bits(size_t es, const void *p) {
 }
 static void put_bits(size_t es, uint64_t v, void *p) {
   unsigned char *b = p;
-  for (size_t i = 0; i < es; i++) b[i] = (unsigned char)(v >> (8 * i));
+  for (size_t i = 0; i < es && i < 8; i++) b[i] = (unsigned char)(v >> (8 * i));
 }
 
 static uint64_t rng_state = UINT64_C(0x9e3779b97f4a7c15);

@@ -1,0 +1,207 @@
+#!/usr/bin/env bash
+# Cross-builds onyx for other Linux architectures with Debian's cross
+# compilers and runs the tests under qemu-user:
+#
+#   aarch64, armhf, i686, s390x   the CTest suite's tests that run target
+#                                 programs (cmocka from multiarch
+#                                 libcmocka-dev:<arch>), then the
+#                                 conformance suites through the onyx command
+#   riscv64                       the conformance suites through the onyx
+#                                 command (riscv64 is no Debian 12 release
+#                                 architecture: there is no cmocka for it)
+#
+# The conformance suites are the generated spec, ops and graphs cases,
+# Debian's ONNX backend data (libonnx-testdata) and the bad-model suite.
+# Prints each target's time. Usage:
+#
+#   scripts/cross.sh [TARGET...]     default: aarch64 armhf i686 s390x riscv64
+#
+# Set SKIP_DEPS=1 to skip installing packages. Build folders are
+# build-cross-<target>/ (git-ignored).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root="$PWD"
+targets=("$@")
+[ ${#targets[@]} -gt 0 ] || targets=(aarch64 armhf i686 s390x riscv64)
+jobs="$(nproc)"
+
+triple_of() {
+  case "$1" in
+    aarch64) echo aarch64-linux-gnu ;;
+    armhf) echo arm-linux-gnueabihf ;;
+    i686) echo i686-linux-gnu ;;
+    s390x) echo s390x-linux-gnu ;;
+    riscv64) echo riscv64-linux-gnu ;;
+    *) echo "cross.sh: unknown target '$1'" >&2; exit 2 ;;
+  esac
+}
+# The Debian architecture whose multiarch cmocka the target's unit tests use
+# (empty: none).
+cmocka_arch_of() {
+  case "$1" in
+    aarch64) echo arm64 ;;
+    armhf) echo armhf ;;
+    i686) echo i386 ;;
+    s390x) echo s390x ;;
+    *) echo "" ;;
+  esac
+}
+
+install_deps() {
+  local pkgs=(qemu-user-static) arches=() missing=() t p
+  for t in "${targets[@]}"; do
+    local tr a
+    tr="$(triple_of "$t")"
+    a="$(cmocka_arch_of "$t")"
+    case "$t" in
+      aarch64) pkgs+=(gcc-aarch64-linux-gnu libc6-dev-arm64-cross) ;;
+      armhf) pkgs+=(gcc-arm-linux-gnueabihf libc6-dev-armhf-cross) ;;
+      i686) pkgs+=(gcc-i686-linux-gnu libc6-dev-i386-cross) ;;
+      s390x) pkgs+=(gcc-s390x-linux-gnu libc6-dev-s390x-cross) ;;
+      riscv64) pkgs+=(gcc-riscv64-linux-gnu libc6-dev-riscv64-cross) ;;
+    esac
+    : "$tr"
+    if [ -n "$a" ]; then
+      arches+=("$a")
+      pkgs+=("libcmocka-dev:$a")
+    fi
+  done
+  for p in "${pkgs[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  [ ${#missing[@]} -gt 0 ] || return 0
+  export DEBIAN_FRONTEND=noninteractive
+  for a in "${arches[@]}"; do
+    dpkg --print-foreign-architectures | grep -qx "$a" || dpkg --add-architecture "$a"
+  done
+  apt-get update
+  apt-get install -y --no-install-recommends "${missing[@]}"
+}
+
+[ "${SKIP_DEPS:-0}" = 1 ] || { bash scripts/deps.sh; install_deps; }
+
+# The conformance cases are generated once, on the host, by Debian's Python
+# (numpy, onnx); they are data, the same for every target.
+cases="$root/build-cross-cases"
+if [ ! -f "$cases/stamp" ]; then
+  /usr/bin/python3 -B tests/gen/gen_cases.py "$cases"
+  touch "$cases/stamp"
+fi
+debian_cases=()
+while IFS= read -r c; do
+  debian_cases+=("/usr/share/libonnx-testdata/data/$c")
+done < <(sed -n '/^set(ONYX_DEBIAN_CASES/,/)/p' tests/conformance.cmake | sed '1d;s/)//' | awk 'NF{print $1}')
+
+# The qemu command line the target's toolchain file chose (see
+# cmake/toolchains/linux-gnu-common.cmake for why -L only sometimes).
+emulator_of() {
+  local dir="$1"
+  sed -n 's/^ONYX_CROSS_EMULATOR:[A-Z]*=//p' "$dir/CMakeCache.txt" | tr ';' ' '
+}
+
+# Runs one conformance suite; its last line is "N passed, N failed".
+suite() {
+  local name="$1"
+  shift
+  local out rc=0
+  out="$("$@" 2>&1)" || rc=$?
+  printf '  %-10s %s\n' "$name" "$(printf '%s\n' "$out" | grep -E '[0-9]+ passed, [0-9]+ failed' | tail -1)"
+  if [ "$rc" -ne 0 ]; then
+    printf '%s\n' "$out" | grep -v ': ok$' | tail -20
+    return 1
+  fi
+}
+
+conformance() {
+  local dir="$1" checker="$2" emu bad=0
+  read -r -a emu <<<"$(emulator_of "$dir")"
+  echo "  $("${emu[@]}" "$dir/onyx" --version)"
+  for g in spec ops graphs; do
+    suite "$g" "${emu[@]}" "$dir/onyx" test "$cases/$g" || bad=1
+  done
+  suite "graphs x3" "${emu[@]}" "$dir/onyx" test --threads 3 "$cases/graphs" || bad=1
+  suite debian "${emu[@]}" "$dir/onyx" test "${debian_cases[@]}" || bad=1
+  suite bad "${emu[@]}" "$checker" "$cases/bad" || bad=1
+  return "$bad"
+}
+
+# Builds check_bad_models by hand where the test suite is not configured.
+build_checker() {
+  local dir="$1" triple="$2"
+  "$triple-gcc" -std=c11 -O2 -D_POSIX_C_SOURCE=200809L -D_FILE_OFFSET_BITS=64 -Iinclude -Isrc tests/check_bad_models.c \
+    "$dir/libonyx.a" -lm -pthread -o "$dir/check_bad_models"
+}
+
+# s390x is big-endian. Until the model loader converts tensors on such
+# hosts, the build stops at an #error; report that rather than pretend.
+skip_reason() {
+  if [ "$1" = s390x ] && grep -q '^#error "onyx assumes a little-endian host"' src/model/tensor.c; then
+    echo "src/model/tensor.c still has #error \"onyx assumes a little-endian host\""
+  fi
+}
+
+run_target() {
+  local t="$1" dir="build-cross-$1" reason tests=OFF
+  reason="$(skip_reason "$t")"
+  if [ -n "$reason" ]; then
+    echo "SKIP $t: $reason"
+    return 0
+  fi
+  [ -z "$(cmocka_arch_of "$t")" ] || tests=ON
+  mkdir -p "$dir"
+  cmake -S . -B "$dir" --toolchain "cmake/toolchains/$t-linux-gnu.cmake" \
+    -DCMAKE_BUILD_TYPE=Release -DONYX_BUILD_TESTS="$tests" >"$dir/cross-configure.log" 2>&1 ||
+    { cat "$dir/cross-configure.log"; return 1; }
+  local bad=0 checker="$dir/check_bad_models"
+  # -k: a test program that does not compile for the target fails (and its
+  # CTest test with it), but everything else still builds and runs.
+  if ! cmake --build "$dir" -j"$jobs" -- -k >"$dir/cross-build.log" 2>&1; then
+    echo "  build FAILED (what did build is tested below):"
+    grep -E 'error:|Error [0-9]' "$dir/cross-build.log" | head -20 | sed 's/^/    /'
+    bad=1
+  fi
+  [ -x "$dir/onyx" ] || return 1
+  if [ "$tests" = ON ]; then
+    checker="$dir/tests/check_bad_models"
+    local out skip
+    skip="$(script_tests_regex "$dir")"
+    echo "  ctest: leaving out the tests that do not run a target program under qemu"
+    echo "  (cmake -P scripts, valgrind, Python, installs; the conformance suites follow):"
+    echo "  $skip" | fold -w 100 | sed 's/^/    /'
+    if out="$(ctest --test-dir "$dir" -j"$jobs" -E "$skip" 2>&1)"; then
+      echo "  ctest      $(printf '%s\n' "$out" | grep 'tests passed' | tail -1)"
+    else
+      printf '%s\n' "$out" | tail -30
+      bad=1
+    fi
+  else
+    build_checker "$dir" "$(triple_of "$t")"
+  fi
+  conformance "$dir" "$checker" || bad=1
+  return "$bad"
+}
+
+# The CTest tests whose command does not start with the emulator: CTest
+# puts it only in front of commands that name a target; those that go
+# through cmake -P scripts, valgrind, Python or an install cannot run a
+# foreign program.
+script_tests_regex() {
+  local dir="$1" emu
+  read -r -a emu <<<"$(emulator_of "$dir")"
+  ctest --test-dir "$dir" --show-only=json-v1 | /usr/bin/python3 -c '
+import json, re, sys
+tests = json.load(sys.stdin)["tests"]
+names = [t["name"] for t in tests if t.get("command", [""])[0] != sys.argv[1]]
+print("^(" + "|".join(re.escape(n) for n in names) + ")$")' "${emu[0]}"
+}
+
+status=0
+total_start=$SECONDS
+for t in "${targets[@]}"; do
+  echo "== $t =="
+  start=$SECONDS
+  if run_target "$t"; then result=ok; else result=FAILED; status=1; fi
+  echo "== $t: $result in $((SECONDS - start)) s =="
+done
+echo "== cross: all targets in $((SECONDS - total_start)) s =="
+exit "$status"
