@@ -127,13 +127,35 @@ typedef enum onyx_dtype {
 #undef ONYX_X_
 } onyx_dtype;
 
-/** @brief Instruction-set levels, lowest first. Used to cap kernel selection. */
+/**
+ * @brief The instruction-set levels, as one list: X(NAME, value, name,
+ * architecture, description).
+ *
+ * The list exists once, here; the ::onyx_isa enum, onyx_isa_name(), the
+ * values ONYX_ISA accepts and the kernel dispatch levels come from it.
+ * Levels are ordered by value. A CPU supports scalar and some levels of its
+ * own architecture (X86 or ARM); a cap or ONYX_ISA value selects the
+ * highest supported level at most that value, so on an ARM CPU a cap of
+ * avx2 means scalar, and on x86-64 a cap of neon means no cap.
+ */
+#define ONYX_ISA_MAP(X)                                                         \
+  X(SCALAR, 0, "scalar", ANY, "portable C only")                                \
+  X(SSE41, 1, "sse41", X86, "x86-64 with SSE4.1")                               \
+  X(AVX2, 2, "avx2", X86, "x86-64 with AVX2, FMA and F16C")                     \
+  X(AVX512, 3, "avx512", X86, "x86-64 with AVX-512 F, BW, DQ and VL")           \
+  X(NEON, 4, "neon", ARM, "AArch64 Advanced SIMD, or 32-bit ARMv7 with NEON")
+
+/**
+ * @brief Instruction-set levels, lowest first. Used to cap kernel selection.
+ *
+ * One enumerator ONYX_ISA_NAME = value per entry of ::ONYX_ISA_MAP, and
+ * ONYX_ISA_BEST (255): no cap, the best the CPU and OS support.
+ */
 typedef enum onyx_isa {
-  ONYX_ISA_SCALAR = 0, /**< Portable C only. */
-  ONYX_ISA_SSE41 = 1,  /**< x86-64 with SSE4.1. */
-  ONYX_ISA_AVX2 = 2,   /**< x86-64 with AVX2, FMA and F16C. */
-  ONYX_ISA_AVX512 = 3, /**< x86-64 with AVX-512 F, BW, DQ and VL. */
-  ONYX_ISA_BEST = 255 /**< No cap: the best the CPU and OS support. */
+#define ONYX_X_(name, value, lname, arch, desc) ONYX_ISA_##name = value,
+  ONYX_ISA_MAP(ONYX_X_)
+#undef ONYX_X_
+  ONYX_ISA_BEST = 255
 } onyx_isa;
 
 /**
@@ -211,9 +233,10 @@ ONYX_API int64_t onyx_max_opset(void);
 /**
  * @brief The ISA level kernels will use with no cap.
  *
- * Detected once per process from CPUID and the OS's saved-register state,
- * then lowered by the environment variable ONYX_ISA (scalar, sse41, avx2,
- * avx512) if set.
+ * Detected once per process (x86-64: CPUID and the OS's saved-register
+ * state; ARM: the architecture, and on 32-bit ARM the kernel's HWCAP), then
+ * lowered by the environment variable ONYX_ISA (a name of ::ONYX_ISA_MAP)
+ * if set.
  * @return The level.
  */
 ONYX_API onyx_isa onyx_isa_detected(void);

@@ -1,5 +1,7 @@
 #include "cpu/cpu.h"
 
+#include "os/os.h"
+
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -77,6 +79,26 @@ static void onyx__cpu_detect_hw(onyx_isa *isa, unsigned *features) {
   if (fp16) *features |= ONYX__FBIT(ONYX__CPU_AVX512FP16);
   if (bf16) *features |= ONYX__FBIT(ONYX__CPU_AVX512BF16);
 }
+#elif defined(__aarch64__)
+/* Advanced SIMD (NEON) is part of every AArch64 CPU that Linux runs on. */
+static void onyx__cpu_detect_hw(onyx_isa *isa, unsigned *features) {
+  *isa = ONYX_ISA_NEON;
+  *features = 0;
+}
+#elif defined(__arm__)
+/*
+ * On 32-bit ARM, NEON is optional (an ARMv7 CPU may have VFP only), and the
+ * kernel reports it in AT_HWCAP: HWCAP_NEON, bit 12 of Linux's
+ * arch/arm/include/uapi/asm/hwcap.h. The NEON kernel file is compiled with
+ * -mfpu=neon on its own, so nothing else uses NEON before this check.
+ */
+#define ONYX__ARM_HWCAP_NEON (1ul << 12)
+static void onyx__cpu_detect_hw(onyx_isa *isa, unsigned *features) {
+  unsigned long hwcap, hwcap2;
+  onyx__os_hwcap(&hwcap, &hwcap2);
+  *isa = (hwcap & ONYX__ARM_HWCAP_NEON) ? ONYX_ISA_NEON : ONYX_ISA_SCALAR;
+  *features = 0;
+}
 #else
 /* Other architectures have only the scalar kernels. */
 static void onyx__cpu_detect_hw(onyx_isa *isa, unsigned *features) {
@@ -85,17 +107,37 @@ static void onyx__cpu_detect_hw(onyx_isa *isa, unsigned *features) {
 }
 #endif
 
+/* The architecture each level of ONYX_ISA_MAP belongs to. */
+enum { ONYX__ARCH_ANY, ONYX__ARCH_X86, ONYX__ARCH_ARM };
+static const struct {
+  onyx_isa isa;
+  const char *name;
+  int arch;
+} onyx__isa_levels[] = {
+#define ONYX_X_(name, value, lname, arch, desc) {ONYX_ISA_##name, lname, ONYX__ARCH_##arch},
+    ONYX_ISA_MAP(ONYX_X_)
+#undef ONYX_X_
+};
+#define ONYX__ISA_LEVELS (sizeof onyx__isa_levels / sizeof onyx__isa_levels[0])
+
+static int onyx__isa_arch(onyx_isa isa) {
+  for (size_t i = 0; i < ONYX__ISA_LEVELS; i++) {
+    if (onyx__isa_levels[i].isa == isa) return onyx__isa_levels[i].arch;
+  }
+  return ONYX__ARCH_ANY;
+}
+
 onyx_isa onyx__cpu_isa_lower(onyx_isa hw, const char *env) {
-  static const struct {
-    const char *name;
-    onyx_isa isa;
-  } levels[] = {{"scalar", ONYX_ISA_SCALAR},
-                {"sse41", ONYX_ISA_SSE41},
-                {"avx2", ONYX_ISA_AVX2},
-                {"avx512", ONYX_ISA_AVX512}};
   if (env == NULL) return hw;
-  for (size_t i = 0; i < sizeof levels / sizeof levels[0]; i++) {
-    if (strcmp(env, levels[i].name) == 0) return levels[i].isa < hw ? levels[i].isa : hw;
+  for (size_t i = 0; i < ONYX__ISA_LEVELS; i++) {
+    if (strcmp(env, onyx__isa_levels[i].name) != 0) continue;
+    const onyx_isa want = onyx__isa_levels[i].isa;
+    if (want >= hw) return hw;
+    /* Below hw: a level of hw's own architecture (or scalar) is one this
+     * CPU supports; a level of another architecture is not, and the
+     * highest supported level under it is scalar. */
+    const int arch = onyx__isa_levels[i].arch;
+    return arch == ONYX__ARCH_ANY || arch == onyx__isa_arch(hw) ? want : ONYX_ISA_SCALAR;
   }
   return hw;
 }
@@ -130,17 +172,9 @@ bool onyx__cpu_has(onyx__cpu_feature feature) {
 onyx_isa onyx_isa_detected(void) { return onyx__cpu_isa(); }
 
 const char *onyx_isa_name(onyx_isa isa) {
-  switch (isa) {
-    case ONYX_ISA_SCALAR:
-      return "scalar";
-    case ONYX_ISA_SSE41:
-      return "sse41";
-    case ONYX_ISA_AVX2:
-      return "avx2";
-    case ONYX_ISA_AVX512:
-      return "avx512";
-    case ONYX_ISA_BEST:
-      return "best";
+  if (isa == ONYX_ISA_BEST) return "best";
+  for (size_t i = 0; i < ONYX__ISA_LEVELS; i++) {
+    if (onyx__isa_levels[i].isa == isa) return onyx__isa_levels[i].name;
   }
   return "unknown";
 }

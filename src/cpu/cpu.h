@@ -1,6 +1,7 @@
 /*
- * CPU feature detection. The ISA level is detected once per process from
- * CPUID and the OS's saved-register state (XCR0), then lowered, never
+ * CPU feature detection. The ISA level is detected once per process (on
+ * x86-64 from CPUID and the OS's saved-register state, XCR0; on ARM from
+ * the architecture and the kernel's HWCAP), then lowered, never
  * raised, by the environment variable ONYX_ISA. Everything here is
  * thread-safe.
  */
@@ -35,8 +36,10 @@ bool onyx__cpu_has(onyx__cpu_feature feature);
 
 /*
  * The level that the value of ONYX_ISA (env, may be NULL) makes of the
- * hardware level hw: the lower of the two, or hw itself when env is NULL or
- * not one of "scalar", "sse41", "avx2", "avx512". Pure; exposed for tests.
+ * hardware level hw: hw itself when env is NULL, not a name of
+ * ONYX_ISA_MAP, or names a level at or above hw; else the named level if it
+ * is scalar or of hw's architecture, and scalar if it is of another one (an
+ * ARM CPU asked for avx2 has no level between). Pure; exposed for tests.
  */
 onyx_isa onyx__cpu_isa_lower(onyx_isa hw, const char *env);
 

@@ -28,6 +28,10 @@ extern const onyx__kernel_table onyx__kernels_avx512;
 extern const onyx__kernel_table onyx__kernels_avx512fp16;
 #endif
 
+#if defined(ONYX_HAVE_NEON_KERNELS)
+extern const onyx__kernel_table onyx__kernels_neon;
+#endif
+
 /* One table of a level, and the feature it needs on top of the level. */
 typedef struct onyx__level_table {
   const onyx__kernel_table *table; /* NULL: an unused slot */
@@ -45,7 +49,10 @@ typedef struct onyx__level_table {
  * Indexed by onyx_isa: each level's tables, in order of precedence. A level
  * without a table in this build has only unused slots.
  */
-static const onyx__level_table onyx__tables[ONYX_ISA_AVX512 + 1][ONYX__LEVEL_TABLES] = {
+#define ONYX_X_(name, value, lname, arch, desc) +1
+enum { ONYX__ISA_LEVEL_COUNT = 0 ONYX_ISA_MAP(ONYX_X_) };
+#undef ONYX_X_
+static const onyx__level_table onyx__tables[ONYX__ISA_LEVEL_COUNT][ONYX__LEVEL_TABLES] = {
     [ONYX_ISA_SCALAR] = {ONYX__TABLE(onyx__kernels_scalar)},
 #if defined(ONYX_HAVE_X86) && defined(ONYX_HAVE_SSE41_KERNELS)
     [ONYX_ISA_SSE41] = {ONYX__TABLE(onyx__kernels_sse41)},
@@ -65,6 +72,9 @@ static const onyx__level_table onyx__tables[ONYX_ISA_AVX512 + 1][ONYX__LEVEL_TAB
         ONYX__TABLE(onyx__kernels_avx512),
 #endif
     },
+#endif
+#if defined(ONYX_HAVE_NEON_KERNELS)
+    [ONYX_ISA_NEON] = {ONYX__TABLE(onyx__kernels_neon)},
 #endif
 };
 

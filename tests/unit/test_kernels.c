@@ -31,8 +31,11 @@
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
-static const onyx_isa caps[] = {ONYX_ISA_SCALAR, ONYX_ISA_SSE41, ONYX_ISA_AVX2, ONYX_ISA_AVX512,
-                                ONYX_ISA_BEST};
+static const onyx_isa caps[] = {
+#define ONYX_X_(name, value, lname, arch, desc) ONYX_ISA_##name,
+    ONYX_ISA_MAP(ONYX_X_)
+#undef ONYX_X_
+        ONYX_ISA_BEST};
 
 /* The types each op must have a kernel for, written out by hand. */
 static onyx__dmask want_types(onyx__kop op) {
@@ -556,7 +559,7 @@ static void test_scalar_table_is_complete(void **state) {
 static void test_cpu(void **state) {
   (void)state;
   onyx_isa isa = onyx__cpu_isa();
-  assert_true(isa <= ONYX_ISA_AVX512);
+  assert_true(isa <= ONYX_ISA_NEON);
   assert_int_equal(onyx_isa_detected(), isa);
   assert_int_equal(onyx__cpu_isa(), isa); /* detected once, stable */
   /* Features never exceed the level they need. */
@@ -568,7 +571,13 @@ static void test_cpu(void **state) {
   if (env != NULL && strcmp(env, "scalar") == 0) assert_int_equal(isa, ONYX_ISA_SCALAR);
   if (env != NULL && strcmp(env, "sse41") == 0) assert_true(isa <= ONYX_ISA_SSE41);
   if (env != NULL && strcmp(env, "avx2") == 0) assert_true(isa <= ONYX_ISA_AVX2);
-#if !defined(__x86_64__)
+  if (env != NULL && strcmp(env, "neon") == 0) assert_true(isa <= ONYX_ISA_NEON);
+#if defined(__aarch64__)
+  /* Advanced SIMD is part of every AArch64 CPU. */
+  if (env == NULL) assert_int_equal(isa, ONYX_ISA_NEON);
+#elif defined(__arm__)
+  assert_true(isa == ONYX_ISA_NEON || isa == ONYX_ISA_SCALAR);
+#elif !defined(__x86_64__)
   assert_int_equal(isa, ONYX_ISA_SCALAR);
 #endif
 
@@ -583,11 +592,20 @@ static void test_cpu(void **state) {
   assert_int_equal(onyx__cpu_isa_lower(ONYX_ISA_AVX2, "avx3"), ONYX_ISA_AVX2);
   assert_int_equal(onyx__cpu_isa_lower(ONYX_ISA_AVX2, ""), ONYX_ISA_AVX2);
   assert_int_equal(onyx__cpu_isa_lower(ONYX_ISA_AVX2, "AVX2x"), ONYX_ISA_AVX2);
+  /* Levels of another architecture: below the CPU's, scalar is the highest
+   * it supports; above, the CPU's own. */
+  assert_int_equal(onyx__cpu_isa_lower(ONYX_ISA_NEON, "neon"), ONYX_ISA_NEON);
+  assert_int_equal(onyx__cpu_isa_lower(ONYX_ISA_NEON, "scalar"), ONYX_ISA_SCALAR);
+  assert_int_equal(onyx__cpu_isa_lower(ONYX_ISA_NEON, "avx2"), ONYX_ISA_SCALAR);
+  assert_int_equal(onyx__cpu_isa_lower(ONYX_ISA_NEON, "avx512"), ONYX_ISA_SCALAR);
+  assert_int_equal(onyx__cpu_isa_lower(ONYX_ISA_AVX512, "neon"), ONYX_ISA_AVX512);
+  assert_int_equal(onyx__cpu_isa_lower(ONYX_ISA_SCALAR, "neon"), ONYX_ISA_SCALAR);
 
   assert_string_equal(onyx_isa_name(ONYX_ISA_SCALAR), "scalar");
   assert_string_equal(onyx_isa_name(ONYX_ISA_SSE41), "sse41");
   assert_string_equal(onyx_isa_name(ONYX_ISA_AVX2), "avx2");
   assert_string_equal(onyx_isa_name(ONYX_ISA_AVX512), "avx512");
+  assert_string_equal(onyx_isa_name(ONYX_ISA_NEON), "neon");
   assert_string_equal(onyx_isa_name(ONYX_ISA_BEST), "best");
   assert_string_equal(onyx_isa_name((onyx_isa)17), "unknown");
 }
