@@ -83,9 +83,9 @@
     return round_##c(v, false);                                                             \
   }
 
+#if !defined(__aarch64__)
 ONYX__NEON_BITS_ROUND(hr16, uint16_t, uint16x8_t, int16x8_t, u16, s16, 16, 10, 15)
 ONYX__NEON_BITS_ROUND(br16, uint16_t, uint16x8_t, int16x8_t, u16, s16, 16, 7, 127)
-#if !defined(__aarch64__)
 ONYX__NEON_BITS_ROUND(fr32, float, uint32x4_t, int32x4_t, u32, s32, 32, 23, 127)
 #endif
 
@@ -263,6 +263,60 @@ ONYX__NEON_BITS_SIGNCLIP(fk32, float, uint32x4_t, int32x4_t, u32, s32, 32, keys_
   }
 ONYX__NEON_FLOAT(f32, float, float32x4_t, uint32x4_t, f32, u32, 1.0f, 0x80000000u)
 ONYX__NEON_FLOAT(f64, double, float64x2_t, uint64x2_t, f64, u64, 1.0, UINT64_C(0x8000000000000000))
+
+/*
+ * float16 and bfloat16 Ceil and Floor through float32 (AArch64). FCVTL and
+ * a 16-bit shift (SHLL) widen exactly, FRINTP/FRINTM round, FCVTN and
+ * taking the top halves (UZP2) narrow. Narrowing is exact: the ceiling or
+ * floor of a half value is a half value (below 2^M in magnitude it is an
+ * integer of at most M + 1 bits, above it is the value itself). A
+ * signalling NaN comes out quiet with its payload, as scalar.c's quiet()
+ * and narrowing give; a quiet one unchanged.
+ */
+typedef struct {
+  float32x4_t a, b;
+} vec_hw32;
+typedef vec_hw32 vec_bw32;
+typedef struct {
+  int unused;
+} bounds_hw32;
+typedef bounds_hw32 bounds_bw32;
+enum { LANES_hw32 = 8, LANES_bw32 = 8 };
+static inline bool bounds_set_hw32(bounds_hw32 *cx, const onyx__kparams *p) {
+  (void)cx;
+  (void)p;
+  return true;
+}
+#define bounds_set_bw32 bounds_set_hw32
+static inline vec_hw32 load_hw32(const uint16_t *p) {
+  const float16x8_t h = vreinterpretq_f16_u16(vld1q_u16(p));
+  const vec_hw32 v = {vcvt_f32_f16(vget_low_f16(h)), vcvt_high_f32_f16(h)};
+  return v;
+}
+static inline void store_hw32(uint16_t *p, vec_hw32 v) {
+  vst1q_u16(p, vreinterpretq_u16_f16(vcvt_high_f16_f32(vcvt_f16_f32(v.a), v.b)));
+}
+static inline vec_bw32 load_bw32(const uint16_t *p) {
+  const uint16x8_t u = vld1q_u16(p);
+  const vec_bw32 v = {vreinterpretq_f32_u32(vshll_n_u16(vget_low_u16(u), 16)),
+                      vreinterpretq_f32_u32(vshll_high_n_u16(u, 16))};
+  return v;
+}
+static inline void store_bw32(uint16_t *p, vec_bw32 v) {
+  vst1q_u16(p, vuzp2q_u16(vreinterpretq_u16_f32(v.a), vreinterpretq_u16_f32(v.b)));
+}
+static inline vec_hw32 ceil_hw32(vec_hw32 v, const bounds_hw32 *cx) {
+  (void)cx;
+  const vec_hw32 r = {vrndpq_f32(v.a), vrndpq_f32(v.b)};
+  return r;
+}
+static inline vec_hw32 floor_hw32(vec_hw32 v, const bounds_hw32 *cx) {
+  (void)cx;
+  const vec_hw32 r = {vrndmq_f32(v.a), vrndmq_f32(v.b)};
+  return r;
+}
+#define ceil_bw32 ceil_hw32
+#define floor_bw32 floor_hw32
 #endif
 
 /* ---- Integers ------------------------------------------------------------ */
@@ -387,8 +441,8 @@ static inline uint64x2_t clip_u64(uint64x2_t v, const bounds_u64 *cx) {
 #define ONYX__NEON_ROUNDING_TYPES(X) \
   X(FLOAT, f32, float, f32)          \
   X(DOUBLE, f64, double, f64)        \
-  X(FLOAT16, f16, uint16_t, hr16)    \
-  X(BFLOAT16, bf16, uint16_t, br16)
+  X(FLOAT16, f16, uint16_t, hw32)    \
+  X(BFLOAT16, bf16, uint16_t, bw32)
 #define ONYX__NEON_WIDE_TYPES(X) \
   X(FLOAT, f32, float, f32)      \
   X(DOUBLE, f64, double, f64)    \
