@@ -2,7 +2,6 @@
 
 #include "os/os.h"
 
-#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,15 +15,15 @@
 #define ONYX__FBIT(f) (1u << (unsigned)(f))
 
 /*
- * What detection found. It is written once, inside pthread_once, and only
- * read afterwards; pthread_once orders the write before every read, so no
+ * What detection found. It is written once, inside onyx__os_once_run, and
+ * only read afterwards; the once call orders the write before every read, so no
  * further locking is needed.
  */
 static struct {
   onyx_isa isa;
   unsigned features;
 } onyx__cpu_state;
-static pthread_once_t onyx__cpu_once = PTHREAD_ONCE_INIT;
+static onyx__os_once onyx__cpu_once = ONYX__OS_ONCE_INIT;
 
 #ifdef ONYX__CPU_X86
 /*
@@ -158,14 +157,12 @@ static void onyx__cpu_init(void) {
 }
 
 onyx_isa onyx__cpu_isa(void) {
-  /* pthread_once cannot fail here: the once object is statically
-   * initialised and the init routine is valid. */
-  (void)pthread_once(&onyx__cpu_once, onyx__cpu_init);
+  onyx__os_once_run(&onyx__cpu_once, onyx__cpu_init);
   return onyx__cpu_state.isa;
 }
 
 bool onyx__cpu_has(onyx__cpu_feature feature) {
-  (void)pthread_once(&onyx__cpu_once, onyx__cpu_init);
+  onyx__os_once_run(&onyx__cpu_once, onyx__cpu_init);
   return (onyx__cpu_state.features & ONYX__FBIT(feature)) != 0;
 }
 

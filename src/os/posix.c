@@ -4,9 +4,48 @@
  */
 #include "os/os.h"
 
+#include <time.h>
+#include <unistd.h>
+
 #if defined(__linux__)
 #include <sys/auxv.h>
 #endif
+
+bool onyx__os_thread_start(onyx__os_thread *t, void *(*fn)(void *), void *arg) {
+  return pthread_create(t, NULL, fn, arg) == 0;
+}
+
+void onyx__os_thread_join(onyx__os_thread t) { (void)pthread_join(t, NULL); }
+
+/*
+ * Default attributes: initialising cannot fail on Linux and the BSDs (the
+ * only documented errors are for resources that default mutexes and
+ * condition variables do not take).
+ */
+void onyx__os_mutex_init(onyx__os_mutex *m) { (void)pthread_mutex_init(m, NULL); }
+void onyx__os_mutex_destroy(onyx__os_mutex *m) { (void)pthread_mutex_destroy(m); }
+void onyx__os_mutex_lock(onyx__os_mutex *m) { (void)pthread_mutex_lock(m); }
+bool onyx__os_mutex_trylock(onyx__os_mutex *m) { return pthread_mutex_trylock(m) == 0; }
+void onyx__os_mutex_unlock(onyx__os_mutex *m) { (void)pthread_mutex_unlock(m); }
+void onyx__os_cond_init(onyx__os_cond *c) { (void)pthread_cond_init(c, NULL); }
+void onyx__os_cond_destroy(onyx__os_cond *c) { (void)pthread_cond_destroy(c); }
+void onyx__os_cond_wait(onyx__os_cond *c, onyx__os_mutex *m) { (void)pthread_cond_wait(c, m); }
+void onyx__os_cond_signal(onyx__os_cond *c) { (void)pthread_cond_signal(c); }
+void onyx__os_cond_broadcast(onyx__os_cond *c) { (void)pthread_cond_broadcast(c); }
+
+/* pthread_once cannot fail with a statically initialised once object. */
+void onyx__os_once_run(onyx__os_once *once, void (*fn)(void)) { (void)pthread_once(once, fn); }
+
+unsigned onyx__os_cpu_count(void) {
+  long n = sysconf(_SC_NPROCESSORS_ONLN);
+  return n < 1 ? 1u : n > 1024 ? 1024u : (unsigned)n;
+}
+
+uint64_t onyx__os_clock_ns(void) {
+  struct timespec ts;
+  if (clock_gettime(CLOCK_MONOTONIC, &ts) != 0) return 0;
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
 
 void onyx__os_hwcap(unsigned long *hwcap, unsigned long *hwcap2) {
 #if defined(__linux__) && defined(AT_HWCAP)

@@ -1,12 +1,12 @@
 #include "thread/pool.h"
 
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
-#include <unistd.h>
 
 #include "core/alloc.h"
 #include "core/error.h"
+#include "os/compiler.h"
+#include "os/os.h"
 
 /*
  * Locking and waking: a job is published by storing its fields, then
@@ -22,12 +22,12 @@
  * pool is running.
  */
 struct onyx__pool {
-  pthread_mutex_t lock;
-  pthread_cond_t wake;
-  pthread_cond_t done;
-  pthread_mutex_t busy;
+  onyx__os_mutex lock;
+  onyx__os_cond wake;
+  onyx__os_cond done;
+  onyx__os_mutex busy;
   unsigned n_threads; /* started threads, not counting callers */
-  pthread_t *threads;
+  onyx__os_thread *threads;
   atomic_ulong generation;
   atomic_uint sleepers;
   atomic_bool stop;
@@ -40,12 +40,6 @@ struct onyx__pool {
 
 /* How long a thread spins before it sleeps: about 50 microseconds. */
 enum { SPIN_ITERATIONS = 20000 };
-
-static inline void cpu_relax(void) {
-#if defined(__x86_64__) || defined(__i386__)
-  __asm__ __volatile__("pause");
-#endif
-}
 
 typedef struct worker_arg {
   onyx__pool *pool;
@@ -65,14 +59,16 @@ static void *worker_main(void *arg) {
   unsigned id = ((worker_arg *)arg)->id;
   unsigned long seen = 0;
   for (;;) {
-    for (int i = 0; i < SPIN_ITERATIONS && atomic_load(&p->generation) == seen; i++) cpu_relax();
+    for (int i = 0; i < SPIN_ITERATIONS && atomic_load(&p->generation) == seen; i++) {
+      onyx__spin_hint();
+    }
     if (atomic_load(&p->generation) == seen) {
-      pthread_mutex_lock(&p->lock);
+      onyx__os_mutex_lock(&p->lock);
       atomic_fetch_add(&p->sleepers, 1);
       while (!atomic_load(&p->stop) && atomic_load(&p->generation) == seen)
-        pthread_cond_wait(&p->wake, &p->lock);
+        onyx__os_cond_wait(&p->wake, &p->lock);
       atomic_fetch_sub(&p->sleepers, 1);
-      pthread_mutex_unlock(&p->lock);
+      onyx__os_mutex_unlock(&p->lock);
     }
     if (atomic_load(&p->stop)) return NULL;
     /* The job's fields were written before generation was bumped. */
@@ -84,9 +80,9 @@ static void *worker_main(void *arg) {
     drain(p, fn, ctx, n, id);
 
     if (atomic_fetch_sub_explicit(&p->active, 1, memory_order_acq_rel) == 1) {
-      pthread_mutex_lock(&p->lock);
-      pthread_cond_signal(&p->done);
-      pthread_mutex_unlock(&p->lock);
+      onyx__os_mutex_lock(&p->lock);
+      onyx__os_cond_signal(&p->done);
+      onyx__os_mutex_unlock(&p->lock);
     }
   }
 }
@@ -105,10 +101,10 @@ onyx_status onyx__pool_create(unsigned n_threads, onyx__pool **out, onyx_error *
     onyx__free(args);
     return onyx__fail(err, ONYX_OUT_OF_MEMORY, "out of memory for the thread pool");
   }
-  pthread_mutex_init(&p->lock, NULL);
-  pthread_mutex_init(&p->busy, NULL);
-  pthread_cond_init(&p->wake, NULL);
-  pthread_cond_init(&p->done, NULL);
+  onyx__os_mutex_init(&p->lock);
+  onyx__os_mutex_init(&p->busy);
+  onyx__os_cond_init(&p->wake);
+  onyx__os_cond_init(&p->done);
   atomic_init(&p->next, 0);
   atomic_init(&p->active, 0);
   atomic_init(&p->generation, 0);
@@ -119,7 +115,7 @@ onyx_status onyx__pool_create(unsigned n_threads, onyx__pool **out, onyx_error *
   for (unsigned i = 0; i + 1 < n_threads; i++) {
     args[i].pool = p;
     args[i].id = i + 1;
-    if (pthread_create(&p->threads[i], NULL, worker_main, &args[i]) != 0) {
+    if (!onyx__os_thread_start(&p->threads[i], worker_main, &args[i])) {
       onyx__pool_free(p);
       onyx__free(args);
       return onyx__fail(err, ONYX_LIMIT, "could not start thread %u of %u", i + 2, n_threads);
@@ -136,15 +132,15 @@ onyx_status onyx__pool_create(unsigned n_threads, onyx__pool **out, onyx_error *
 
 void onyx__pool_free(onyx__pool *p) {
   if (p == NULL) return;
-  pthread_mutex_lock(&p->lock);
+  onyx__os_mutex_lock(&p->lock);
   atomic_store(&p->stop, true);
-  pthread_cond_broadcast(&p->wake);
-  pthread_mutex_unlock(&p->lock);
-  for (unsigned i = 0; i < p->n_threads; i++) pthread_join(p->threads[i], NULL);
-  pthread_mutex_destroy(&p->lock);
-  pthread_mutex_destroy(&p->busy);
-  pthread_cond_destroy(&p->wake);
-  pthread_cond_destroy(&p->done);
+  onyx__os_cond_broadcast(&p->wake);
+  onyx__os_mutex_unlock(&p->lock);
+  for (unsigned i = 0; i < p->n_threads; i++) onyx__os_thread_join(p->threads[i]);
+  onyx__os_mutex_destroy(&p->lock);
+  onyx__os_mutex_destroy(&p->busy);
+  onyx__os_cond_destroy(&p->wake);
+  onyx__os_cond_destroy(&p->done);
   onyx__free(p->threads);
   onyx__free(p);
 }
@@ -157,7 +153,7 @@ static void noop(void *ctx, size_t task, unsigned worker) {
 
 void onyx__pool_run(onyx__pool *p, size_t n_tasks, onyx__task_fn fn, void *ctx) {
   if (fn == NULL) fn = noop;
-  if (p == NULL || p->n_threads == 0 || pthread_mutex_trylock(&p->busy) != 0) {
+  if (p == NULL || p->n_threads == 0 || !onyx__os_mutex_trylock(&p->busy)) {
     for (size_t i = 0; i < n_tasks; i++) fn(ctx, i, 0);
     return;
   }
@@ -168,24 +164,21 @@ void onyx__pool_run(onyx__pool *p, size_t n_tasks, onyx__task_fn fn, void *ctx) 
   atomic_store_explicit(&p->active, p->n_threads, memory_order_relaxed);
   atomic_fetch_add(&p->generation, 1);
   if (atomic_load(&p->sleepers) > 0) {
-    pthread_mutex_lock(&p->lock);
-    pthread_cond_broadcast(&p->wake);
-    pthread_mutex_unlock(&p->lock);
+    onyx__os_mutex_lock(&p->lock);
+    onyx__os_cond_broadcast(&p->wake);
+    onyx__os_mutex_unlock(&p->lock);
   }
 
   drain(p, fn, ctx, n_tasks, 0);
 
-  for (int i = 0; i < SPIN_ITERATIONS && atomic_load(&p->active) != 0; i++) cpu_relax();
+  for (int i = 0; i < SPIN_ITERATIONS && atomic_load(&p->active) != 0; i++) onyx__spin_hint();
   if (atomic_load(&p->active) != 0) {
-    pthread_mutex_lock(&p->lock);
+    onyx__os_mutex_lock(&p->lock);
     while (atomic_load_explicit(&p->active, memory_order_acquire) != 0)
-      pthread_cond_wait(&p->done, &p->lock);
-    pthread_mutex_unlock(&p->lock);
+      onyx__os_cond_wait(&p->done, &p->lock);
+    onyx__os_mutex_unlock(&p->lock);
   }
-  pthread_mutex_unlock(&p->busy);
+  onyx__os_mutex_unlock(&p->busy);
 }
 
-unsigned onyx__cpu_count(void) {
-  long n = sysconf(_SC_NPROCESSORS_ONLN);
-  return n < 1 ? 1u : n > 1024 ? 1024u : (unsigned)n;
-}
+unsigned onyx__cpu_count(void) { return onyx__os_cpu_count(); }

@@ -1,0 +1,42 @@
+/*
+ * Compiler and CPU specifics behind portable names, so that library code
+ * holds no builtin or inline assembly of its own. Each has a plain C
+ * fallback for compilers without the builtin.
+ */
+#ifndef ONYX_OS_COMPILER_H
+#define ONYX_OS_COMPILER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* onyx__mul_overflow_size, onyx__mul_overflow_u64: true if a * b
+ * overflows T; else *r = a * b. */
+#if defined(__GNUC__) || defined(__clang__)
+#define ONYX__MUL_OVERFLOW_FN(name, T, MAX) \
+  static inline bool name(T a, T b, T *r) { return __builtin_mul_overflow(a, b, r); }
+#else
+#define ONYX__MUL_OVERFLOW_FN(name, T, MAX)         \
+  static inline bool name(T a, T b, T *r) {         \
+    if (b != 0 && a > (MAX) / b) return true;       \
+    *r = a * b;                                     \
+    return false;                                   \
+  }
+#endif
+ONYX__MUL_OVERFLOW_FN(onyx__mul_overflow_size, size_t, SIZE_MAX)
+ONYX__MUL_OVERFLOW_FN(onyx__mul_overflow_u64, uint64_t, UINT64_MAX)
+
+/*
+ * A hint inside a spin-wait loop: the CPU may save power and yield to its
+ * sibling hyperthread (x86 PAUSE, ARM YIELD). Elsewhere nothing.
+ */
+static inline void onyx__spin_hint(void) {
+#if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
+  __asm__ __volatile__("pause");
+#elif (defined(__aarch64__) || (defined(__arm__) && __ARM_ARCH >= 7)) && \
+    (defined(__GNUC__) || defined(__clang__))
+  __asm__ __volatile__("yield");
+#endif
+}
+
+#endif
