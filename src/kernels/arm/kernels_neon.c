@@ -483,5 +483,6 @@ ONYX__NEON_SIGNCLIP_TYPES(ONYX__NEON_SIGNCLIP_KERNELS)
   .k[ONYX__KOP_CLIP][ONYX__DI_##NAME] = onyx__##tn##_vclip__neon,
 
 extern const onyx__kernel_table onyx__kernels_neon;
-const onyx__kernel_table onyx__kernels_neon = {ONYX__NEON_ROUNDING_TYPES(ONYX__NEON_ROUNDING_ENTRIES)
-                                                   ONYX__NEON_SIGNCLIP_TYPES(ONYX__NEON_SIGNCLIP_ENTRIES)};
+const onyx__kernel_table onyx__kernels_neon = {
+    ONYX__NEON_ROUNDING_TYPES(ONYX__NEON_ROUNDING_ENTRIES)
+        ONYX__NEON_SIGNCLIP_TYPES(ONYX__NEON_SIGNCLIP_ENTRIES)};
