@@ -79,10 +79,18 @@ static void onyx__cpu_detect_hw(onyx_isa *isa, unsigned *features) {
   if (bf16) *features |= ONYX__FBIT(ONYX__CPU_AVX512BF16);
 }
 #elif defined(__aarch64__)
-/* Advanced SIMD (NEON) is part of every AArch64 CPU that Linux runs on. */
+/*
+ * Advanced SIMD (NEON) is part of every AArch64 CPU that Linux runs on.
+ * Half-precision arithmetic (FEAT_FP16, Armv8.2) is optional; the kernel
+ * reports its Advanced SIMD part as HWCAP_ASIMDHP, bit 10 of AT_HWCAP in
+ * Linux's arch/arm64/include/uapi/asm/hwcap.h.
+ */
+#define ONYX__ARM64_HWCAP_ASIMDHP (1ul << 10)
 static void onyx__cpu_detect_hw(onyx_isa *isa, unsigned *features) {
+  unsigned long hwcap, hwcap2;
+  onyx__os_hwcap(&hwcap, &hwcap2);
   *isa = ONYX_ISA_NEON;
-  *features = 0;
+  *features = (hwcap & ONYX__ARM64_HWCAP_ASIMDHP) ? ONYX__FBIT(ONYX__CPU_NEON_FP16) : 0u;
 }
 #elif defined(__arm__)
 /*
@@ -152,6 +160,7 @@ static void onyx__cpu_init(void) {
     features &= ~(ONYX__FBIT(ONYX__CPU_AVX512FP16) | ONYX__FBIT(ONYX__CPU_AVX512BF16));
   }
   if (isa < ONYX_ISA_AVX2) features &= ~ONYX__FBIT(ONYX__CPU_F16C);
+  if (isa < ONYX_ISA_NEON) features &= ~ONYX__FBIT(ONYX__CPU_NEON_FP16);
   onyx__cpu_state.isa = isa;
   onyx__cpu_state.features = features;
 }

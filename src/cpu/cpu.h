@@ -20,7 +20,8 @@
 typedef enum onyx__cpu_feature {
   ONYX__CPU_F16C,       /* VCVTPH2PS/VCVTPS2PH (usable only with AVX state) */
   ONYX__CPU_AVX512FP16, /* CPUID.(7,0):EDX[23] (usable only with AVX-512 state) */
-  ONYX__CPU_AVX512BF16  /* CPUID.(7,1):EAX[5] (usable only with AVX-512 state) */
+  ONYX__CPU_AVX512BF16, /* CPUID.(7,1):EAX[5] (usable only with AVX-512 state) */
+  ONYX__CPU_NEON_FP16   /* AArch64 FEAT_FP16: half-precision arithmetic (HWCAP_ASIMDHP) */
 } onyx__cpu_feature;
 
 /* The ISA level the CPU and OS support, lowered by ONYX_ISA if set. */
@@ -30,7 +31,8 @@ onyx_isa onyx__cpu_isa(void);
  * Whether feature is usable. A feature is reported only when the CPU has it,
  * the OS saves the registers it uses, and the ISA level it needs is not above
  * onyx__cpu_isa(): F16C needs ONYX_ISA_AVX2, the AVX-512 features need
- * ONYX_ISA_AVX512. So ONYX_ISA=avx2 also hides AVX512_FP16.
+ * ONYX_ISA_AVX512, NEON_FP16 ONYX_ISA_NEON. So ONYX_ISA=avx2 also hides
+ * AVX512_FP16, and ONYX_ISA=scalar NEON_FP16.
  */
 bool onyx__cpu_has(onyx__cpu_feature feature);
 

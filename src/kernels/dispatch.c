@@ -31,6 +31,9 @@ extern const onyx__kernel_table onyx__kernels_avx512fp16;
 #if defined(ONYX_HAVE_NEON_KERNELS)
 extern const onyx__kernel_table onyx__kernels_neon;
 #endif
+#if defined(ONYX_HAVE_NEON_KERNELS) && defined(__aarch64__)
+extern const onyx__kernel_table onyx__kernels_neonfp16;
+#endif
 
 /* One table of a level, and the feature it needs on top of the level. */
 typedef struct onyx__level_table {
@@ -73,7 +76,11 @@ static const onyx__level_table onyx__tables[ONYX__ISA_LEVEL_COUNT][ONYX__LEVEL_T
 #endif
     },
 #endif
-#if defined(ONYX_HAVE_NEON_KERNELS)
+#if defined(ONYX_HAVE_NEON_KERNELS) && defined(__aarch64__)
+    /* float16 Ceil and Floor in half precision where the CPU has FEAT_FP16. */
+    [ONYX_ISA_NEON] = {ONYX__TABLE_IF(onyx__kernels_neonfp16, ONYX__CPU_NEON_FP16),
+                       ONYX__TABLE(onyx__kernels_neon)},
+#elif defined(ONYX_HAVE_NEON_KERNELS)
     [ONYX_ISA_NEON] = {ONYX__TABLE(onyx__kernels_neon)},
 #endif
 };

@@ -566,6 +566,7 @@ static void test_cpu(void **state) {
   if (onyx__cpu_has(ONYX__CPU_F16C)) assert_true(isa >= ONYX_ISA_AVX2);
   if (onyx__cpu_has(ONYX__CPU_AVX512FP16)) assert_true(isa >= ONYX_ISA_AVX512);
   if (onyx__cpu_has(ONYX__CPU_AVX512BF16)) assert_true(isa >= ONYX_ISA_AVX512);
+  if (onyx__cpu_has(ONYX__CPU_NEON_FP16)) assert_int_equal(isa, ONYX_ISA_NEON);
   /* If the test runs under ONYX_ISA, the level obeys it. */
   const char *env = getenv("ONYX_ISA");
   if (env != NULL && strcmp(env, "scalar") == 0) assert_int_equal(isa, ONYX_ISA_SCALAR);

@@ -47,6 +47,9 @@
  * The AVX512-FP16 table, which only dispatch.c names otherwise. CMake
  * defines ONYX_HAVE_AVX512FP16_KERNELS for this test when the build has it.
  */
+#if defined(__aarch64__) && defined(ONYX_HAVE_NEON_KERNELS)
+extern const onyx__kernel_table onyx__kernels_neonfp16;
+#endif
 #if defined(ONYX_HAVE_X86) && defined(ONYX_HAVE_AVX512FP16_KERNELS)
 extern const onyx__kernel_table onyx__kernels_avx512fp16;
 #define HAVE_FP16_TABLE 1
@@ -461,6 +464,16 @@ static void test_dispatch_levels(void **state) {
           fail_msg("%s %s at cap %s: kernel of level %s", op_name(op), dt_name(dt),
                    onyx_isa_name(levels[li]), onyx_isa_name(got));
         }
+#if defined(__aarch64__) && defined(ONYX_HAVE_NEON_KERNELS)
+        /* Where the CPU has FEAT_FP16, the NEON level's float16 Ceil and
+         * Floor are the half-precision kernels. */
+        onyx__ukernel hp = onyx__kernels_neonfp16.k[op][di];
+        if (levels[li] == ONYX_ISA_NEON && hp != NULL && onyx__cpu_has(ONYX__CPU_NEON_FP16) &&
+            k != hp) {
+          fail_msg("%s %s at cap neon on a FEAT_FP16 CPU: not the half-precision kernel",
+                   op_name(op), dt_name(dt));
+        }
+#endif
 #if HAVE_FP16_TABLE
         /* Where the CPU has AVX512-FP16, the AVX512-FP16 table's entries
          * are the AVX-512 level's kernels (and reported as that level,

@@ -403,9 +403,11 @@ static inline uint64x2_t clip_u64(uint64x2_t v, const bounds_u64 *cx) {
  * One kernel of class c: four vectors at a time, then one at a time, then
  * the overlapping last vector (or the scalar kernel below one vector).
  */
-#define ONYX__NEON_KERNEL(NAME, tn, T, c, op, KOP)                                          \
-  static void onyx__##tn##_v##op##__neon(size_t n, const void *x, void *y,                  \
-                                         const onyx__kparams *params) {                     \
+#define ONYX__NEON_KERNEL(NAME, tn, T, c, op, KOP) \
+  ONYX__NEON_KERNEL_ISA(NAME, tn, T, c, op, KOP, neon)
+#define ONYX__NEON_KERNEL_ISA(NAME, tn, T, c, op, KOP, isa)                                 \
+  static void onyx__##tn##_v##op##__##isa(size_t n, const void *x, void *y,                 \
+                                          const onyx__kparams *params) {                    \
     const T *src = x;                                                                       \
     T *dst = y;                                                                             \
     const onyx__ukernel scalar = onyx__kernels_scalar.k[ONYX__KOP_##KOP][ONYX__DI_##NAME];  \
@@ -486,3 +488,49 @@ extern const onyx__kernel_table onyx__kernels_neon;
 const onyx__kernel_table onyx__kernels_neon = {
     ONYX__NEON_ROUNDING_TYPES(ONYX__NEON_ROUNDING_ENTRIES)
         ONYX__NEON_SIGNCLIP_TYPES(ONYX__NEON_SIGNCLIP_ENTRIES)};
+
+/* ---- float16 in half precision (AArch64 FEAT_FP16) -------------------------- */
+
+/*
+ * float16 Ceil and Floor with FRINTP/FRINTM on eight halves at a time,
+ * where the CPU has half-precision arithmetic (ONYX__CPU_NEON_FP16, from
+ * HWCAP_ASIMDHP): dispatch.c puts this table's entries before the NEON
+ * table's at the NEON level. Linux leaves FPCR.FZ16 and DN clear, so
+ * subnormal halves round exactly and a signalling NaN comes back quiet with
+ * its payload, as in scalar.c. Only these functions are compiled for
+ * Armv8.2-A with FP16 (GCC's target pragma); with other compilers the table
+ * stays empty and the float32 path above is used.
+ */
+extern const onyx__kernel_table onyx__kernels_neonfp16;
+#if defined(__aarch64__) && defined(__GNUC__) && !defined(__clang__)
+#pragma GCC push_options
+#pragma GCC target("arch=armv8.2-a+fp16")
+ONYX__NEON_CLASS(hp16, uint16_t, float16x8_t)
+static inline bool bounds_set_hp16(bounds_hp16 *cx, const onyx__kparams *p) {
+  (void)cx;
+  (void)p;
+  return true;
+}
+static inline float16x8_t load_hp16(const uint16_t *p) {
+  return vreinterpretq_f16_u16(vld1q_u16(p));
+}
+static inline void store_hp16(uint16_t *p, float16x8_t v) {
+  vst1q_u16(p, vreinterpretq_u16_f16(v));
+}
+static inline float16x8_t ceil_hp16(float16x8_t v, const bounds_hp16 *cx) {
+  (void)cx;
+  return vrndpq_f16(v);
+}
+static inline float16x8_t floor_hp16(float16x8_t v, const bounds_hp16 *cx) {
+  (void)cx;
+  return vrndmq_f16(v);
+}
+ONYX__NEON_KERNEL_ISA(FLOAT16, f16, uint16_t, hp16, ceil, CEIL, neonfp16)
+ONYX__NEON_KERNEL_ISA(FLOAT16, f16, uint16_t, hp16, floor, FLOOR, neonfp16)
+#pragma GCC pop_options
+const onyx__kernel_table onyx__kernels_neonfp16 = {
+    .k[ONYX__KOP_CEIL][ONYX__DI_FLOAT16] = onyx__f16_vceil__neonfp16,
+    .k[ONYX__KOP_FLOOR][ONYX__DI_FLOAT16] = onyx__f16_vfloor__neonfp16};
+#else
+const onyx__kernel_table onyx__kernels_neonfp16 = {.k[0][0] = NULL};
+#endif
