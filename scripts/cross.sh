@@ -50,8 +50,7 @@ cmocka_arch_of() {
 install_deps() {
   local pkgs=(qemu-user-static) arches=() missing=() t p
   for t in "${targets[@]}"; do
-    local tr a
-    tr="$(triple_of "$t")"
+    local a
     a="$(cmocka_arch_of "$t")"
     case "$t" in
       aarch64) pkgs+=(gcc-aarch64-linux-gnu libc6-dev-arm64-cross) ;;
@@ -60,7 +59,6 @@ install_deps() {
       s390x) pkgs+=(gcc-s390x-linux-gnu libc6-dev-s390x-cross) ;;
       riscv64) pkgs+=(gcc-riscv64-linux-gnu libc6-dev-riscv64-cross) ;;
     esac
-    : "$tr"
     if [ -n "$a" ]; then
       arches+=("$a")
       pkgs+=("libcmocka-dev:$a")
