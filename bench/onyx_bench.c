@@ -1068,11 +1068,11 @@ static int parse_isa(const char *s, onyx_isa *out) {
   static const struct {
     const char *name;
     onyx_isa isa;
-  } names[] = {{"scalar", ONYX_ISA_SCALAR},
-               {"sse41", ONYX_ISA_SSE41},
-               {"avx2", ONYX_ISA_AVX2},
-               {"avx512", ONYX_ISA_AVX512},
-               {"best", ONYX_ISA_BEST}};
+  } names[] = {
+#define X(name, value, lname, arch, desc) {lname, ONYX_ISA_##name},
+      ONYX_ISA_MAP(X)
+#undef X
+          {"best", ONYX_ISA_BEST}};
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
     if (ieq(s, names[i].name)) {
       *out = names[i].isa;

@@ -207,9 +207,14 @@ bad:
 
 /* --isa: a level by the library's name for it (onyx_isa_name), or "best". */
 static int parse_isa(const char *command, const char *s, onyx_isa *out) {
+  static const onyx_isa levels[] = {
+#define X(name, value, lname, arch, desc) ONYX_ISA_##name,
+      ONYX_ISA_MAP(X)
+#undef X
+          ONYX_ISA_BEST};
   cli_strbuf known = {0};
-  for (int i = 0; i <= (int)ONYX_ISA_AVX512 + 1; i++) {
-    onyx_isa isa = i <= (int)ONYX_ISA_AVX512 ? (onyx_isa)i : ONYX_ISA_BEST;
+  for (size_t i = 0; i < sizeof levels / sizeof levels[0]; i++) {
+    onyx_isa isa = levels[i];
     if (strcmp(s, onyx_isa_name(isa)) == 0) {
       *out = isa;
       cli_sb_free(&known);

@@ -569,7 +569,7 @@ static int per_node(const onyx_model *model, const onyx_session *session,
  * that level for the whole process. It is set only to lower the level, and
  * before the first call into onyx, which reads it once. */
 static void cap_process_isa(onyx_isa cap) {
-  if (cap > ONYX_ISA_AVX512) return;
+  if (cap == ONYX_ISA_BEST) return;
   const char *env = getenv("ONYX_ISA");
   for (int i = 0; env && i <= (int)cap; i++)
     if (strcmp(env, onyx_isa_name((onyx_isa)i)) == 0) return; /* already as low */

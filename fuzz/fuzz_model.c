@@ -359,9 +359,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   onyx_session_options_init(&opts);
   uint64_t pick = fuzz_next(&rng);
   opts.threads = (pick & 15) == 0 ? 2 : 1; /* pools are slow to start: now and then */
-  static const onyx_isa caps[] = {ONYX_ISA_SCALAR, ONYX_ISA_SSE41, ONYX_ISA_AVX2, ONYX_ISA_AVX512,
-                                  ONYX_ISA_BEST};
-  opts.isa_cap = caps[(pick >> 4) % 5];
+  static const onyx_isa caps[] = {
+#define X(name, value, lname, arch, desc) ONYX_ISA_##name,
+      ONYX_ISA_MAP(X)
+#undef X
+          ONYX_ISA_BEST};
+  opts.isa_cap = caps[(pick >> 4) % (sizeof caps / sizeof caps[0])];
   onyx_session *s = (onyx_session *)&err;
   st = fuzz_check("onyx_session_create", onyx_session_create(m, &opts, &s, &err), &err);
   if (st != ONYX_OK) {

@@ -13,7 +13,20 @@ from ._capi import lib
 from ._binding import IOBinding, OrtValue
 from ._options import RunOptions, SessionOptions
 
-_ISA_LEVELS = {"scalar": 0, "sse41": 1, "avx2": 2, "avx512": 3, "best": 255}
+def _isa_levels():
+    """The library's ISA levels by name (its one list, ONYX_ISA_MAP), and
+    'best': the levels are numbered from 0 without gaps."""
+    levels = {}
+    for value in range(255):
+        name = _capi.lib.onyx_isa_name(value).decode()
+        if name == "unknown":
+            break
+        levels[name] = value
+    levels["best"] = 255
+    return levels
+
+
+_ISA_LEVELS = _isa_levels()
 
 
 class NodeArg:
@@ -148,7 +161,8 @@ class InferenceSession:
     threads: worker threads for large tensors (default: sess_options'
         intra_op_num_threads, else 0, which lets onyx choose).
     isa: the highest instruction set kernels may use: 'scalar', 'sse41',
-        'avx2', 'avx512' or 'best' (the default).
+        'avx2', 'avx512', 'neon' (the library's onyx_isa_name) or 'best'
+        (the default).
     providers, provider_options: as ONNX Runtime's; onyx runs on the CPU
         ('CPUExecutionProvider'), and warns about any other provider, and
         about options for the CPU provider, which it does not read.
