@@ -370,7 +370,8 @@ int main(int argc, char **argv) {
   const char *skip = "valgrind cannot run a sanitizer build";
 #else
   const char *skip =
-      ONYX_VALGRIND[0] == '\0' ? "valgrind was not found when the build was configured" : NULL;
+      ONYX_VALGRIND[0] == '\0' ? "no valgrind for this build: none was found, or it is a cross build"
+                               : NULL;
 #endif
   if (skip != NULL) {
     printf("SKIP: %s\n", skip);
