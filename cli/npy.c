@@ -82,7 +82,7 @@ static int shape_fits(uint32_t rank, const int64_t *dims, size_t esize, size_t *
     nonzero *= d;
     n *= d;
   }
-  if (nonzero > SIZE_MAX / esize) return 0;
+  if (n > SIZE_MAX / esize) return 0; /* the bytes themselves must fit in memory */
   *count = (size_t)n;
   return 1;
 }
