@@ -3,7 +3,9 @@
 # test suite with each: unit tests, spec examples, generated cases, Debian's
 # ONNX backend tests and the bad-model suite. Then the hardening runs: the
 # suite under ASan+UBSan, the fuzzers for a minute each, ThreadSanitizer on
-# the threaded tests, and valgrind memcheck (scripts/hardening.sh).
+# the threaded tests, and valgrind memcheck (scripts/hardening.sh). Last, the
+# cross builds under qemu-user: aarch64, armhf, i686, s390x and riscv64
+# (scripts/cross.sh, which installs its cross compilers and qemu).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/deps.sh
@@ -16,3 +18,4 @@ for cc in gcc clang; do
   ctest --test-dir "$dir" --output-on-failure -j"$jobs"
 done
 SKIP_DEPS=1 bash scripts/hardening.sh
+bash scripts/cross.sh
