@@ -74,12 +74,12 @@ static void store_value(onyx_dtype dt, void *p, double v) {
     memcpy(p, &v, sizeof v);
     return;
   case ONYX_DTYPE_FLOAT16: {
-    onyx_f16 h = onyx__f32_to_f16((float)v);
+    onyx__f16 h = onyx__f32_to_f16((float)v);
     memcpy(p, &h.bits, sizeof h.bits);
     return;
   }
   case ONYX_DTYPE_BFLOAT16: {
-    onyx_bf16 b = onyx__f32_to_bf16((float)v);
+    onyx__bf16 b = onyx__f32_to_bf16((float)v);
     memcpy(p, &b.bits, sizeof b.bits);
     return;
   }

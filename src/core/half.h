@@ -13,12 +13,12 @@
 #include <stdint.h>
 #include <string.h>
 
-typedef struct onyx_f16 {
+typedef struct onyx__f16 {
   uint16_t bits;
-} onyx_f16;
-typedef struct onyx_bf16 {
+} onyx__f16;
+typedef struct onyx__bf16 {
   uint16_t bits;
-} onyx_bf16;
+} onyx__bf16;
 
 static inline uint32_t onyx__f32_bits(float f) {
   uint32_t u;
@@ -31,7 +31,7 @@ static inline float onyx__f32_from_bits(uint32_t u) {
   return f;
 }
 
-static inline float onyx__f16_to_f32(onyx_f16 h) {
+static inline float onyx__f16_to_f32(onyx__f16 h) {
   uint32_t sign = (uint32_t)(h.bits & 0x8000u) << 16;
   uint32_t exp = (h.bits >> 10) & 0x1fu;
   uint32_t man = h.bits & 0x3ffu;
@@ -43,11 +43,11 @@ static inline float onyx__f16_to_f32(onyx_f16 h) {
   return sign ? -v : v;
 }
 
-static inline onyx_f16 onyx__f32_to_f16(float f) {
+static inline onyx__f16 onyx__f32_to_f16(float f) {
   uint32_t u = onyx__f32_bits(f);
   uint16_t sign = (uint16_t)((u >> 16) & 0x8000u);
   uint32_t a = u & 0x7fffffffu;
-  onyx_f16 h;
+  onyx__f16 h;
   if (a >= 0x7f800000u) {
     /* Infinity, or NaN: keep the top payload bits and force the quiet bit so
      * that a NaN whose payload lies only in the low bits stays a NaN. */
@@ -81,13 +81,13 @@ static inline onyx_f16 onyx__f32_to_f16(float f) {
   return h;
 }
 
-static inline float onyx__bf16_to_f32(onyx_bf16 b) {
+static inline float onyx__bf16_to_f32(onyx__bf16 b) {
   return onyx__f32_from_bits((uint32_t)b.bits << 16);
 }
 
-static inline onyx_bf16 onyx__f32_to_bf16(float f) {
+static inline onyx__bf16 onyx__f32_to_bf16(float f) {
   uint32_t u = onyx__f32_bits(f);
-  onyx_bf16 b;
+  onyx__bf16 b;
   if ((u & 0x7fffffffu) > 0x7f800000u) {
     b.bits = (uint16_t)((u >> 16) | 0x40u); /* NaN: keep it a (quiet) NaN */
     return b;

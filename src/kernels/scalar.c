@@ -41,8 +41,8 @@ typedef uint64_t onyx__c_u64;
 #define ONYX__SCALAR_FLOAT_TYPES(X)                                              \
   X(FLOAT, f32, float, NATIVE, f32, f32, -INFINITY, INFINITY)                    \
   X(DOUBLE, f64, double, NATIVE, f64, f64, -(double)INFINITY, (double)INFINITY)  \
-  X(FLOAT16, f16, onyx_f16, F16, f32, f32_ties_x, -INFINITY, INFINITY)           \
-  X(BFLOAT16, bf16, onyx_bf16, BF16, f32, f32, -INFINITY, INFINITY)
+  X(FLOAT16, f16, onyx__f16, F16, f32, f32_ties_x, -INFINITY, INFINITY)           \
+  X(BFLOAT16, bf16, onyx__bf16, BF16, f32, f32, -INFINITY, INFINITY)
 
 #define ONYX__SCALAR_INT_TYPES(X)                             \
   X(INT8, s8, int8_t, INT, i64, i64, INT8_MIN, INT8_MAX)      \

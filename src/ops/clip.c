@@ -54,12 +54,12 @@ static void attr_bound(onyx_dtype t, float v, unsigned char elem[8]) {
       break;
     }
     case ONYX_DTYPE_FLOAT16: {
-      onyx_f16 h = onyx__f32_to_f16(v);
+      onyx__f16 h = onyx__f32_to_f16(v);
       memcpy(elem, &h, sizeof h);
       break;
     }
     case ONYX_DTYPE_BFLOAT16: {
-      onyx_bf16 b = onyx__f32_to_bf16(v);
+      onyx__bf16 b = onyx__f32_to_bf16(v);
       memcpy(elem, &b, sizeof b);
       break;
     }

@@ -168,7 +168,7 @@ static void test_f16_to_f32_exhaustive(void **state) {
 #endif
   for (uint32_t i = 0; i < 65536; i++) {
     uint16_t h = (uint16_t)i;
-    onyx_f16 x = {h};
+    onyx__f16 x = {h};
     uint32_t got = f32_bits(onyx__f16_to_f32(x));
     if (f16_is_nan(h)) {
       /* The payload moves up unchanged; nothing is added. */
@@ -196,7 +196,7 @@ static void test_f16_round_trip_exhaustive(void **state) {
   (void)state;
   for (uint32_t i = 0; i < 65536; i++) {
     uint16_t h = (uint16_t)i;
-    onyx_f16 x = {h};
+    onyx__f16 x = {h};
     uint16_t back = onyx__f32_to_f16(onyx__f16_to_f32(x)).bits;
     /* A signalling NaN (quiet bit 0x200 clear) gains the quiet bit. */
     assert_int_equal(back, f16_is_nan(h) ? (h | 0x200u) : h);
@@ -312,7 +312,7 @@ static void test_bf16_exhaustive(void **state) {
   (void)state;
   for (uint32_t i = 0; i < 65536; i++) {
     uint16_t b = (uint16_t)i;
-    onyx_bf16 x = {b};
+    onyx__bf16 x = {b};
     float f = onyx__bf16_to_f32(x);
     /* float32 -> bfloat16 drops the low 16 bits, so the exact conversion
      * puts the bits on top, NaNs included. */

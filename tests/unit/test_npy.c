@@ -94,7 +94,7 @@ static void store(onyx_dtype dt, unsigned char *p, double v) {
     memcpy(p, &v, 8);
     return;
   case ONYX_DTYPE_FLOAT16: {
-    onyx_f16 h = onyx__f32_to_f16((float)v);
+    onyx__f16 h = onyx__f32_to_f16((float)v);
     memcpy(p, &h.bits, 2);
     return;
   }

@@ -143,10 +143,10 @@ static bool half_bound(bool bf16, float f, uint32_t *bits) {
   float back;
   if (bf16) {
     h = onyx__f32_to_bf16(f).bits;
-    back = onyx__bf16_to_f32((onyx_bf16){h});
+    back = onyx__bf16_to_f32((onyx__bf16){h});
   } else {
     h = onyx__f32_to_f16(f).bits;
-    back = onyx__f16_to_f32((onyx_f16){h});
+    back = onyx__f16_to_f32((onyx__f16){h});
   }
   *bits = h;
   return onyx__f32_bits(back) == onyx__f32_bits(f) && !isnan(f);

@@ -176,10 +176,10 @@ static inline bool onyx__simd_half_bound(bool bf16, float f, uint16_t *bits) {
   float w;
   if (bf16) {
     *bits = onyx__f32_to_bf16(f).bits;
-    w = onyx__bf16_to_f32((onyx_bf16){*bits});
+    w = onyx__bf16_to_f32((onyx__bf16){*bits});
   } else {
     *bits = onyx__f32_to_f16(f).bits;
-    w = onyx__f16_to_f32((onyx_f16){*bits});
+    w = onyx__f16_to_f32((onyx__f16){*bits});
   }
   memcpy(&fb, &f, sizeof fb);
   memcpy(&back, &w, sizeof back);
