@@ -33,13 +33,13 @@ static onyx__os_once onyx__cpu_once = ONYX__OS_ONCE_INIT;
  * instruction is written as inline asm rather than the _xgetbv intrinsic so
  * that this file needs no -mxsave. It may only run when CPUID says OSXSAVE.
  */
-static uint64_t onyx__xgetbv0(void) {
+static uint64_t xgetbv0(void) {
   uint32_t eax, edx;
   __asm__ __volatile__("xgetbv" : "=a"(eax), "=d"(edx) : "c"(0u));
   return ((uint64_t)edx << 32) | eax;
 }
 
-static void onyx__cpu_detect_hw(onyx_isa *isa, unsigned *features) {
+static void detect_hw(onyx_isa *isa, unsigned *features) {
   unsigned a, b, c, d;
   *isa = ONYX_ISA_SCALAR;
   *features = 0;
@@ -61,7 +61,7 @@ static void onyx__cpu_detect_hw(onyx_isa *isa, unsigned *features) {
   }
   if (max_sub7 >= 1 && __get_cpuid_count(7, 1, &a, &b, &c, &d)) bf16 = (a >> 5) & 1u;
 
-  uint64_t xcr0 = osxsave ? onyx__xgetbv0() : 0;
+  uint64_t xcr0 = osxsave ? xgetbv0() : 0;
   /* XMM and YMM state (bits 1, 2); with opmask, ZMM_Hi256 and Hi16_ZMM (5-7). */
   const bool os_avx = (xcr0 & 0x6u) == 0x6u;
   const bool os_avx512 = (xcr0 & 0xe6u) == 0xe6u;
@@ -86,7 +86,7 @@ static void onyx__cpu_detect_hw(onyx_isa *isa, unsigned *features) {
  * Linux's arch/arm64/include/uapi/asm/hwcap.h.
  */
 #define ONYX__ARM64_HWCAP_ASIMDHP (1ul << 10)
-static void onyx__cpu_detect_hw(onyx_isa *isa, unsigned *features) {
+static void detect_hw(onyx_isa *isa, unsigned *features) {
   unsigned long hwcap, hwcap2;
   onyx__os_hwcap(&hwcap, &hwcap2);
   *isa = ONYX_ISA_NEON;
@@ -100,7 +100,7 @@ static void onyx__cpu_detect_hw(onyx_isa *isa, unsigned *features) {
  * -mfpu=neon on its own, so nothing else uses NEON before this check.
  */
 #define ONYX__ARM_HWCAP_NEON (1ul << 12)
-static void onyx__cpu_detect_hw(onyx_isa *isa, unsigned *features) {
+static void detect_hw(onyx_isa *isa, unsigned *features) {
   unsigned long hwcap, hwcap2;
   onyx__os_hwcap(&hwcap, &hwcap2);
   *isa = (hwcap & ONYX__ARM_HWCAP_NEON) ? ONYX_ISA_NEON : ONYX_ISA_SCALAR;
@@ -108,7 +108,7 @@ static void onyx__cpu_detect_hw(onyx_isa *isa, unsigned *features) {
 }
 #else
 /* Other architectures have only the scalar kernels. */
-static void onyx__cpu_detect_hw(onyx_isa *isa, unsigned *features) {
+static void detect_hw(onyx_isa *isa, unsigned *features) {
   *isa = ONYX_ISA_SCALAR;
   *features = 0;
 }
@@ -127,7 +127,7 @@ static const struct {
 };
 #define ONYX__ISA_LEVELS (sizeof onyx__isa_levels / sizeof onyx__isa_levels[0])
 
-static int onyx__isa_arch(onyx_isa isa) {
+static int isa_arch(onyx_isa isa) {
   for (size_t i = 0; i < ONYX__ISA_LEVELS; i++) {
     if (onyx__isa_levels[i].isa == isa) return onyx__isa_levels[i].arch;
   }
@@ -144,15 +144,15 @@ onyx_isa onyx__cpu_isa_lower(onyx_isa hw, const char *env) {
      * CPU supports; a level of another architecture is not, and the
      * highest supported level under it is scalar. */
     const int arch = onyx__isa_levels[i].arch;
-    return arch == ONYX__ARCH_ANY || arch == onyx__isa_arch(hw) ? want : ONYX_ISA_SCALAR;
+    return arch == ONYX__ARCH_ANY || arch == isa_arch(hw) ? want : ONYX_ISA_SCALAR;
   }
   return hw;
 }
 
-static void onyx__cpu_init(void) {
+static void cpu_init(void) {
   onyx_isa hw;
   unsigned features;
-  onyx__cpu_detect_hw(&hw, &features);
+  detect_hw(&hw, &features);
   onyx_isa isa = onyx__cpu_isa_lower(hw, getenv("ONYX_ISA"));
   /* Hide the features of levels the environment switched off, so that a
    * test run with ONYX_ISA=avx2 cannot reach an AVX-512 path through them. */
@@ -166,12 +166,12 @@ static void onyx__cpu_init(void) {
 }
 
 onyx_isa onyx__cpu_isa(void) {
-  onyx__os_once_run(&onyx__cpu_once, onyx__cpu_init);
+  onyx__os_once_run(&onyx__cpu_once, cpu_init);
   return onyx__cpu_state.isa;
 }
 
 bool onyx__cpu_has(onyx__cpu_feature feature) {
-  onyx__os_once_run(&onyx__cpu_once, onyx__cpu_init);
+  onyx__os_once_run(&onyx__cpu_once, cpu_init);
   return (onyx__cpu_state.features & ONYX__FBIT(feature)) != 0;
 }
 
