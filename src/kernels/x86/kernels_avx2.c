@@ -155,11 +155,8 @@ static inline __m256 onyx__floor_h32(__m256 v, const onyx__cx_h32 *c) {
 typedef struct {
   __m256 a, b;
 } onyx__v_b32;
-typedef onyx__cx_f32 onyx__cx_b32;
 #define ONYX__N_b16 16
-static inline bool onyx__cx_set_b32(onyx__cx_b32 *c, const onyx__kparams *p) {
-  return onyx__cx_set_f32(c, p);
-}
+ONYX__SIMD_B32_BOUNDS
 static inline onyx__v_b32 onyx__ld_b16(const uint16_t *p) {
   const __m256i v = _mm256_loadu_si256((const __m256i *)p), z = _mm256_setzero_si256();
   onyx__v_b32 r = {_mm256_castsi256_ps(_mm256_unpacklo_epi16(z, v)),
@@ -179,16 +176,7 @@ static inline void onyx__st_b16(uint16_t *p, onyx__v_b32 v) {
 static inline void onyx__stnt_b16(uint16_t *p, onyx__v_b32 v) {
   _mm256_stream_si256((__m256i *)p, onyx__narrow_b16(v));
 }
-static inline onyx__v_b32 onyx__ceil_b32(onyx__v_b32 v, const onyx__cx_b32 *c) {
-  (void)c;
-  onyx__v_b32 r = {onyx__hround_up(v.a), onyx__hround_up(v.b)};
-  return r;
-}
-static inline onyx__v_b32 onyx__floor_b32(onyx__v_b32 v, const onyx__cx_b32 *c) {
-  (void)c;
-  onyx__v_b32 r = {onyx__hround_down(v.a), onyx__hround_down(v.b)};
-  return r;
-}
+ONYX__SIMD_B32_ROUNDING
 
 /* ---- Integers -------------------------------------------------------------- */
 

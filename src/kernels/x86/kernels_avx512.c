@@ -228,11 +228,8 @@ static inline __m512i onyx__floor_hr16(__m512i v, const onyx__cx_hr16 *c) {
 typedef struct {
   __m512 a, b;
 } onyx__v_b32;
-typedef onyx__cx_f32 onyx__cx_b32;
 #define ONYX__N_b16 32
-static inline bool onyx__cx_set_b32(onyx__cx_b32 *c, const onyx__kparams *p) {
-  return onyx__cx_set_f32(c, p);
-}
+ONYX__SIMD_B32_BOUNDS
 static inline onyx__v_b32 onyx__widen_b16(__m512i v) {
   const __m512i z = _mm512_setzero_si512();
   onyx__v_b32 r = {_mm512_castsi512_ps(_mm512_unpacklo_epi16(z, v)),
@@ -257,16 +254,7 @@ static inline void onyx__stnt_b16(uint16_t *p, onyx__v_b32 v) {
 static inline void onyx__stm_b16(uint16_t *p, size_t r, onyx__v_b32 v) {
   _mm512_mask_storeu_epi16(p, onyx__m32(r), onyx__narrow_b16(v));
 }
-static inline onyx__v_b32 onyx__ceil_b32(onyx__v_b32 v, const onyx__cx_b32 *c) {
-  (void)c;
-  onyx__v_b32 r = {onyx__hround_up(v.a), onyx__hround_up(v.b)};
-  return r;
-}
-static inline onyx__v_b32 onyx__floor_b32(onyx__v_b32 v, const onyx__cx_b32 *c) {
-  (void)c;
-  onyx__v_b32 r = {onyx__hround_down(v.a), onyx__hround_down(v.b)};
-  return r;
-}
+ONYX__SIMD_B32_ROUNDING
 
 /* ---- Integers -------------------------------------------------------------- */
 

@@ -203,6 +203,28 @@ static inline bool onyx__simd_half_clip_set(bool bf16, const onyx__kparams *p,
   return true;
 }
 
+/*
+ * bfloat16 held as a pair of float32 vectors (a, b), in the ISAs whose file
+ * defines onyx__v_b32 so: Clip's bounds are float32's, and Ceil and Floor
+ * round each half with the file's float32 rounding (onyx__hround_up/down).
+ */
+#define ONYX__SIMD_B32_BOUNDS                                                    \
+  typedef onyx__cx_f32 onyx__cx_b32;                                             \
+  static inline bool onyx__cx_set_b32(onyx__cx_b32 *c, const onyx__kparams *p) { \
+    return onyx__cx_set_f32(c, p);                                               \
+  }
+#define ONYX__SIMD_B32_ROUNDING                                                        \
+  static inline onyx__v_b32 onyx__ceil_b32(onyx__v_b32 v, const onyx__cx_b32 *c) {     \
+    (void)c;                                                                           \
+    onyx__v_b32 r = {onyx__hround_up(v.a), onyx__hround_up(v.b)};                      \
+    return r;                                                                          \
+  }                                                                                    \
+  static inline onyx__v_b32 onyx__floor_b32(onyx__v_b32 v, const onyx__cx_b32 *c) {    \
+    (void)c;                                                                           \
+    onyx__v_b32 r = {onyx__hround_down(v.a), onyx__hround_down(v.b)};                  \
+    return r;                                                                          \
+  }
+
 /* The Clip bounds of a half class (k, BF16) in vectors V made by SET1. */
 #define ONYX__HALF_SET(k, V, SET1, BF16)                                            \
   typedef struct {                                                                  \
