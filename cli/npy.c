@@ -435,7 +435,9 @@ static npy_status read_npy(FILE *f, size_t total, onyx_tensor *out, char *why,
    * that the data is out->size bytes, so this fits). */
   size_t spill = avail - prefix - early;
   if (spill) memcpy(out->data, head + prefix + early, spill);
-  st = read_exact(f, (unsigned char *)out->data + spill, out->size - spill, why, why_size);
+  /* An empty array has no buffer: no pointer arithmetic on NULL. */
+  if (out->size > spill)
+    st = read_exact(f, (unsigned char *)out->data + spill, out->size - spill, why, why_size);
   if (st == NPY_OK && fgetc(f) != EOF)
     st = fail(why, why_size, NPY_SIZE, ".npy: the file grew while it was read");
   return st;
