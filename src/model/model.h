@@ -28,7 +28,7 @@ typedef struct onyx__tensor {
   uint32_t rank;
   int64_t dims[ONYX_MAX_RANK];
   size_t count;      /* product of dims (1 for rank 0) */
-  const void *data;  /* count * dtype size bytes, little-endian, any alignment; NULL if
+  const void *data;  /* count * dtype size bytes, host order, any alignment; NULL if
                       * count == 0, or until a deferred payload is read */
   size_t nbytes;
 } onyx__tensor;

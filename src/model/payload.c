@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "core/alloc.h"
+#include "core/byteorder.h"
 #include "core/error.h"
 #include "model/model.h"
 #include "model/payloads.h"
@@ -196,6 +197,7 @@ static onyx_status load_one(onyx__payloads *p, size_t i, onyx_error *err) {
     if (d->tensor->name[0] != '\0') onyx__error_prefix(err, "tensor '%.64s'", d->tensor->name);
     return st;
   }
+  onyx__le_to_host(buf, d->tensor->nbytes, onyx_dtype_size(d->tensor->dtype));
   p->buffers[i] = buf;
   d->tensor->data = buf;
   return ONYX_OK;

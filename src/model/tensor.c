@@ -15,18 +15,12 @@
 #include <unistd.h>
 
 #include "core/alloc.h"
+#include "core/byteorder.h"
 #include "core/dtype.h"
 #include "core/error.h"
 #include "model/model.h"
 #include "model/payloads.h"
 #include "model/pb.h"
-
-/* Element payloads are stored and exchanged little-endian, and decoding
- * raw_data in place needs the host to agree. */
-#if defined(__BYTE_ORDER__) && defined(__ORDER_LITTLE_ENDIAN__) && \
-    __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
-#error "onyx assumes a little-endian host"
-#endif
 
 /* TensorProto field numbers. */
 enum {
@@ -507,14 +501,16 @@ static onyx_status check_sources(const scan *sc, onyx_dtype dtype, int *want, on
   return ONYX_OK;
 }
 
-/* Copies n bytes into the arena. */
-static onyx_status copy_payload(onyx__arena *arena, const void *p, size_t n, const char *what,
-                                const void **out, onyx_error *err) {
+/* Copies the n bytes of little-endian elements width bytes wide into the
+ * arena, in host order. */
+static onyx_status copy_payload(onyx__arena *arena, const void *p, size_t n, size_t width,
+                                const char *what, const void **out, onyx_error *err) {
   void *copy = onyx__arena_alloc(arena, n);
   if (copy == NULL) {
     return onyx__fail(err, ONYX_OUT_OF_MEMORY, "out of memory copying %zu bytes of %s", n, what);
   }
   memcpy(copy, p, n);
+  onyx__le_to_host(copy, n, width);
   *out = copy;
   return ONYX_OK;
 }
@@ -525,7 +521,8 @@ static onyx_status copy_payload(onyx__arena *arena, const void *p, size_t n, con
  * a small unaligned one is copied, so that scalar readers such as Clip's
  * bounds see aligned data. In a file being parsed, a large payload is
  * deferred and a small one copied, so that nothing points into the file's
- * mapping after load.
+ * mapping after load. A big-endian host never uses a payload in place: it
+ * copies and converts it, since the bytes it lies in are read-only.
  */
 static onyx_status decode_raw(const onyx__tensor_src *src, const onyx__pb_field *raw,
                               onyx__tensor *out, onyx_error *err) {
@@ -537,8 +534,9 @@ static onyx_status decode_raw(const onyx__tensor_src *src, const onyx__pb_field 
   }
   if (out->nbytes == 0) return ONYX_OK;
   bool large = out->nbytes >= ONYX__DEFER_MIN;
-  bool aligned = (uintptr_t)raw->data % onyx_dtype_size(out->dtype) == 0;
-  if (src->in_place && (large || aligned)) {
+  size_t width = onyx_dtype_size(out->dtype);
+  bool aligned = (uintptr_t)raw->data % width == 0;
+  if (src->in_place && (large || aligned) && !onyx__host_big_endian()) {
     out->data = raw->data;
     return ONYX_OK;
   }
@@ -546,7 +544,7 @@ static onyx_status decode_raw(const onyx__tensor_src *src, const onyx__pb_field 
     onyx__deferred d = {out, NULL, (uint64_t)(raw->data - src->base), {0}};
     return onyx__payloads_add(src->deferred, &d, err);
   }
-  return copy_payload(src->arena, raw->data, out->nbytes, "raw_data", &out->data, err);
+  return copy_payload(src->arena, raw->data, out->nbytes, width, "raw_data", &out->data, err);
 }
 
 /* The typed field `want`, across every occurrence in order. */
@@ -604,8 +602,9 @@ static onyx_status scan_external(const onyx__tensor_src *src, const uint8_t *byt
 }
 
 /* External data: checked now; when large in a file being parsed, deferred,
- * or mapped when the model keeps its file mapped (in_place); else read
- * into the arena. */
+ * or mapped when the model keeps its file mapped (in_place) on a
+ * little-endian host; else read into the arena. Either way what is read is
+ * converted to host order. */
 static onyx_status decode_external(const onyx__tensor_src *src, const uint8_t *bytes, size_t size,
                                    int depth, onyx__tensor *out, onyx_error *err) {
   if (src->dir == NULL) {
@@ -625,7 +624,8 @@ static onyx_status decode_external(const onyx__tensor_src *src, const uint8_t *b
   if (out->nbytes == 0) {
     /* nothing to read */
   } else if (src->deferred != NULL && out->nbytes >= ONYX__DEFER_MIN) {
-    st = src->in_place ? onyx__payloads_map(src->deferred, fd, x.offset, out->nbytes, what,
+    bool map = src->in_place && !onyx__host_big_endian();
+    st = map ? onyx__payloads_map(src->deferred, fd, x.offset, out->nbytes, what,
                                             &out->data, err)
                        : onyx__payloads_add(src->deferred, &d, err);
   } else {
@@ -633,7 +633,10 @@ static onyx_status decode_external(const onyx__tensor_src *src, const uint8_t *b
     st = buf == NULL ? onyx__fail(err, ONYX_OUT_OF_MEMORY,
                                   "out of memory reading %zu bytes of external data", out->nbytes)
                      : onyx__pread_full(fd, buf, out->nbytes, x.offset, what, err);
-    if (st == ONYX_OK) out->data = buf;
+    if (st == ONYX_OK) {
+      onyx__le_to_host(buf, out->nbytes, onyx_dtype_size(out->dtype));
+      out->data = buf;
+    }
   }
   close(fd);
   return st;
@@ -695,6 +698,7 @@ static onyx_status export_tensor(const onyx__tensor *t, onyx__payloads *p, onyx_
       onyx__free(copy);
       return st;
     }
+    onyx__le_to_host(data, t->nbytes, onyx_dtype_size(t->dtype));
   }
   if (copy != NULL) memcpy(copy, t->name, strlen(t->name) + 1);
   out->dtype = t->dtype;
@@ -847,6 +851,8 @@ onyx_status onyx_tensor_encode(const onyx_tensor *tensor, const char *name, void
     onyx__pbw_free(&w);
     return onyx__fail(err, ONYX_OUT_OF_MEMORY, "out of memory encoding the tensor");
   }
+  /* raw_data is little-endian whatever the host. */
+  onyx__le_to_host(w.buf + (w.len - nbytes), nbytes, onyx_dtype_size(tensor->dtype));
   *bytes = w.buf;
   *size = w.len;
   return ONYX_OK;
@@ -865,6 +871,25 @@ static onyx_status write_full(int fd, const void *p, size_t n, const char *path,
     }
     b += w;
     n -= (size_t)w;
+  }
+  return ONYX_OK;
+}
+
+/* Writes the n bytes of host-order elements width bytes wide at p to fd,
+ * little-endian: as they are on a little-endian host, else converted a
+ * block at a time, so that saving never copies the whole tensor. */
+static onyx_status write_le(int fd, const void *p, size_t n, size_t width, const char *path,
+                            onyx_error *err) {
+  if (!onyx__host_big_endian() || width < 2) return write_full(fd, p, n, path, err);
+  uint8_t block[4096]; /* a multiple of every element size */
+  const uint8_t *b = p;
+  while (n > 0) {
+    size_t k = n < sizeof block ? n : sizeof block;
+    memcpy(block, b, k);
+    onyx__le_to_host(block, k, width);
+    ONYX__TRY(write_full(fd, block, k, path, err));
+    b += k;
+    n -= k;
   }
   return ONYX_OK;
 }
@@ -888,7 +913,9 @@ onyx_status onyx_tensor_save_file(const char *path, const onyx_tensor *tensor, c
                       e);
   }
   onyx_status st = write_full(fd, w.buf, w.len, path, err);
-  if (st == ONYX_OK) st = write_full(fd, tensor->data, nbytes, path, err);
+  if (st == ONYX_OK) {
+    st = write_le(fd, tensor->data, nbytes, onyx_dtype_size(tensor->dtype), path, err);
+  }
   onyx__pbw_free(&w);
   if (close(fd) != 0 && st == ONYX_OK) {
     int e = errno;
