@@ -24,6 +24,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/byteorder.h"
+
 static const unsigned char NPY_MAGIC[NPY_MAGIC_LEN] = {0x93, 'N', 'U', 'M', 'P', 'Y'};
 
 /* numpy aligns the start of the data to this many bytes. */
@@ -272,25 +274,24 @@ static npy_status parse_header(hparser *p, npy_header *h) {
   return NPY_OK;
 }
 
-/* Maps a descr to an onyx type, or explains why it cannot. */
-static npy_status check_descr(const char *descr, onyx_dtype *dtype, char *why, size_t why_size) {
+/* Maps a descr to an onyx type, or explains why it cannot; *big is whether
+ * the data is big-endian ('>', which numpy writes for such arrays). */
+static npy_status check_descr(const char *descr, onyx_dtype *dtype, int *big, char *why,
+                              size_t why_size) {
+  *big = descr[0] == '>';
   for (size_t i = 0; i < NPY_N_TYPES; i++) {
-    if (strcmp(descr, NPY_TYPES[i].descr) == 0) {
+    const char *d = NPY_TYPES[i].descr;
+    if (strcmp(descr, d) == 0 || (*big && d[0] == '<' && strcmp(descr + 1, d + 1) == 0)) {
       *dtype = NPY_TYPES[i].dtype;
       return NPY_OK;
     }
   }
-  if (descr[0] == '>')
-    return fail(why, why_size, NPY_UNSUPPORTED,
-                ".npy: big-endian data ('%s') is not supported; save it little-endian "
-                "(numpy: a.astype(a.dtype.newbyteorder('<')))",
-                descr);
   if (strcmp(descr, "|O") == 0 || strcmp(descr, "O") == 0 || strcmp(descr, "<O") == 0)
     return fail(why, why_size, NPY_UNSUPPORTED, ".npy: object arrays ('%s') are not supported",
                 descr);
   return fail(why, why_size, NPY_UNSUPPORTED,
               ".npy: element type '%s' is not supported (onyx reads <f4, <f8, <f2, |i1, |u1, "
-              "<i2, <u2, <i4, <u4, <i8, <u8; bfloat16 as <u2)",
+              "<i2, <u2, <i4, <u4, <i8, <u8, each also with '>'; bfloat16 as <u2)",
               descr);
 }
 
@@ -340,7 +341,7 @@ static npy_status decode_prefix(const unsigned char *b, size_t avail, size_t tot
  * bytes, which equal have), leaving out->data NULL.
  */
 static npy_status decode_header(const char *text, size_t hlen, size_t have, onyx_tensor *out,
-                                char *why, size_t why_size) {
+                                int *big, char *why, size_t why_size) {
   npy_header h;
   memset(&h, 0, sizeof h);
   hparser p = {text, hlen, 0, why, why_size};
@@ -348,7 +349,7 @@ static npy_status decode_header(const char *text, size_t hlen, size_t have, onyx
   if (st != NPY_OK) return st;
 
   onyx_dtype dtype = ONYX_DTYPE_UNDEFINED;
-  if ((st = check_descr(h.descr, &dtype, why, why_size)) != NPY_OK) return st;
+  if ((st = check_descr(h.descr, &dtype, big, why, why_size)) != NPY_OK) return st;
   if (h.fortran)
     return fail(why, why_size, NPY_UNSUPPORTED,
                 ".npy: Fortran-order data is not supported; save a C-order array "
@@ -379,15 +380,22 @@ static npy_status decode_header(const char *text, size_t hlen, size_t have, onyx
   return NPY_OK;
 }
 
+/* Puts t's data, big-endian or not as the file said, in host order. */
+static void to_host(onyx_tensor *t, int big) {
+  if (big != onyx__host_big_endian()) onyx__swap_bytes(t->data, t->size, onyx_dtype_size(t->dtype));
+}
+
 npy_status npy_decode(const void *bytes, size_t size, onyx_tensor *out, char *why,
                       size_t why_size) {
   if (!out) return fail(why, why_size, NPY_BAD_MAGIC, "no output tensor");
   memset(out, 0, sizeof *out);
   const unsigned char *b = bytes;
   size_t prefix = 0, hlen = 0;
+  int big = 0;
   npy_status st = decode_prefix(b, size, size, &prefix, &hlen, why, why_size);
   if (st == NPY_OK)
-    st = decode_header((const char *)b + prefix, hlen, size - prefix - hlen, out, why, why_size);
+    st = decode_header((const char *)b + prefix, hlen, size - prefix - hlen, out, &big, why,
+                       why_size);
   if (st != NPY_OK) {
     memset(out, 0, sizeof *out);
     return st;
@@ -399,6 +407,7 @@ npy_status npy_decode(const void *bytes, size_t size, onyx_tensor *out, char *wh
       return fail(why, why_size, NPY_OUT_OF_MEMORY, "out of memory");
     }
     memcpy(out->data, b + prefix + hlen, out->size);
+    to_host(out, big);
   }
   return NPY_OK;
 }
@@ -417,6 +426,7 @@ static npy_status read_npy(FILE *f, size_t total, onyx_tensor *out, char *why,
   unsigned char head[NPY_PREFIX_MAX];
   size_t avail = total < sizeof head ? total : sizeof head;
   size_t prefix = 0, hlen = 0;
+  int big = 0;
   npy_status st = read_exact(f, head, avail, why, why_size);
   if (st == NPY_OK) st = decode_prefix(head, avail, total, &prefix, &hlen, why, why_size);
   if (st != NPY_OK) return st;
@@ -426,7 +436,8 @@ static npy_status read_npy(FILE *f, size_t total, onyx_tensor *out, char *why,
   size_t early = avail - prefix < hlen ? avail - prefix : hlen;
   memcpy(text, head + prefix, early);
   st = read_exact(f, text + early, hlen - early, why, why_size);
-  if (st == NPY_OK) st = decode_header(text, hlen, total - prefix - hlen, out, why, why_size);
+  if (st == NPY_OK)
+    st = decode_header(text, hlen, total - prefix - hlen, out, &big, why, why_size);
   free(text);
   if (st != NPY_OK) return st;
   if (out->size > 0 && (out->data = malloc(out->size)) == NULL)
@@ -440,6 +451,7 @@ static npy_status read_npy(FILE *f, size_t total, onyx_tensor *out, char *why,
     st = read_exact(f, (unsigned char *)out->data + spill, out->size - spill, why, why_size);
   if (st == NPY_OK && fgetc(f) != EOF)
     st = fail(why, why_size, NPY_SIZE, ".npy: the file grew while it was read");
+  if (st == NPY_OK && out->size > 0) to_host(out, big);
   return st;
 }
 
@@ -549,9 +561,27 @@ npy_status npy_encode(const onyx_tensor *t, void **bytes, size_t *size, char *wh
   if (!out) return fail(why, why_size, NPY_OUT_OF_MEMORY, "out of memory");
   memcpy(out, header, hlen);
   if (need) memcpy(out + hlen, t->data, need);
+  onyx__le_to_host(out + hlen, need, onyx_dtype_size(t->dtype)); /* the header says '<' */
   *bytes = out;
   *size = hlen + need;
   return NPY_OK;
+}
+
+/* Writes the n bytes of host-order elements width wide at p to f,
+ * little-endian as the header says: on a big-endian host converted a block
+ * at a time. 1 on a write error. */
+static int write_le(FILE *f, const void *p, size_t n, size_t width) {
+  if (!onyx__host_big_endian()) return n && fwrite(p, 1, n, f) != n;
+  unsigned char block[4096]; /* a multiple of every element size */
+  for (const unsigned char *b = p; n > 0;) {
+    size_t k = n < sizeof block ? n : sizeof block;
+    memcpy(block, b, k);
+    onyx__le_to_host(block, k, width);
+    if (fwrite(block, 1, k, f) != k) return 1;
+    b += k;
+    n -= k;
+  }
+  return 0;
 }
 
 /* Writes the header, then the tensor's data from where it is: no copy. */
@@ -562,7 +592,8 @@ npy_status npy_save_file(const char *path, const onyx_tensor *t, char *why, size
   if (st != NPY_OK) return st;
   FILE *f = fopen(path, "wb");
   if (!f) return fail(why, why_size, NPY_IO, "cannot create: %s", strerror(errno));
-  int error = fwrite(header, 1, hlen, f) != hlen || (need && fwrite(t->data, 1, need, f) != need);
+  int error = fwrite(header, 1, hlen, f) != hlen ||
+              write_le(f, t->data, need, onyx_dtype_size(t->dtype));
   if (fclose(f) != 0) error = 1;
   if (error) return fail(why, why_size, NPY_IO, "write error");
   return NPY_OK;

@@ -5,11 +5,12 @@
  *
  *   - format versions 1.0, 2.0 and 3.0;
  *   - C order only ('fortran_order': False);
- *   - little-endian or byte-order-free element types, one of '<f4', '<f8',
- *     '<f2', '|i1', '|u1', '<i2', '<u2', '<i4', '<u4', '<i8', '<u8';
+ *   - element types '<f4', '<f8', '<f2', '|i1', '|u1', '<i2', '<u2', '<i4',
+ *     '<u4', '<i8', '<u8', and the big-endian ('>') forms of the multi-byte
+ *     ones: the reader gives host-order elements, the writer writes '<';
  *   - rank 0 to ONYX_MAX_RANK, and at most NPY_MAX_ELEMENTS (2^40) elements.
  *
- * Anything else (big-endian data, Fortran order, object, bool, complex or
+ * Anything else (Fortran order, object, bool, complex or
  * structured arrays, a malformed header, truncated data, bytes after the
  * data) is an error with a message that says which. numpy has no bfloat16:
  * the writer stores a bfloat16 tensor as '<u2' bit patterns, and a caller

@@ -2,8 +2,8 @@
  * The onyx command's .npy reader and writer (cli/npy.c): files numpy itself
  * wrote (every element type, scalar, empty and multi-dimensional shapes,
  * format versions 1.0, 2.0 and 3.0), read and written back byte for byte as
- * np.save writes them; files numpy writes that onyx refuses (big-endian,
- * Fortran order, object, bool, complex, structured, unicode); and every way
+ * np.save writes them; big-endian ('>') files, read as host-order values;
+ * files numpy writes that onyx refuses (Fortran order, object, bool, complex, structured, unicode); and every way
  * a file can be malformed (magic, version, header grammar, keys, shape,
  * truncation at every length, extra bytes, sizes that overflow).
  *
@@ -258,7 +258,6 @@ static void test_numpy_files_refused(void **state) {
     const char *file;
     const char *message;
   } cases[] = {
-      {"big_endian.npy", "big-endian data ('>f4')"},
       {"fortran.npy", "Fortran-order"},
       {"object.npy", "object arrays ('|O')"},
       {"bool.npy", "element type '|b1' is not supported"},
@@ -275,6 +274,57 @@ static void test_numpy_files_refused(void **state) {
       fail_msg("%s: message '%s' lacks '%s'", cases[i].file, why, cases[i].message);
     assert_null(t.data);
     assert_int_equal(t.rank, 0);
+  }
+}
+
+/* numpy's big-endian file (np.arange(4, dtype='>f4')), and '>' headers of
+ * other widths, give host-order values; what is written back says '<'. */
+static void test_big_endian_read(void **state) {
+  (void)state;
+  char why[512] = "";
+  onyx_tensor t;
+  assert_int_equal(npy_load_file(fixture("big_endian.npy"), &t, why, sizeof why), NPY_OK);
+  assert_int_equal(t.dtype, ONYX_DTYPE_FLOAT);
+  assert_int_equal(t.rank, 1);
+  assert_int_equal(t.dims[0], 4);
+  const float want[4] = {0.0f, 1.0f, 2.0f, 3.0f};
+  assert_memory_equal(t.data, want, sizeof want);
+  void *bytes;
+  size_t size;
+  assert_int_equal(npy_encode(&t, &bytes, &size, why, sizeof why), NPY_OK);
+  assert_non_null(strstr((const char *)bytes + 10, "'<f4'"));
+  /* 1.0f little-endian is 00 00 80 3f. */
+  assert_memory_equal((unsigned char *)bytes + size - 12, "\x00\x00\x80\x3f", 4);
+  free(bytes);
+  free(t.data);
+  static const unsigned char be[] = {0x80, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07,
+                                     0xff, 0xfe, 0xfd, 0xfc, 0xfb, 0xfa, 0xf9, 0xf8};
+  static const struct {
+    const char *header;
+    onyx_dtype dtype;
+    size_t n;
+  } cases[] = {
+      {"{'descr': '>i2', 'fortran_order': False, 'shape': (8,), }\n", ONYX_DTYPE_INT16, 8},
+      {"{'descr': '>u4', 'fortran_order': False, 'shape': (4,), }\n", ONYX_DTYPE_UINT32, 4},
+      {"{'descr': '>i8', 'fortran_order': False, 'shape': (2,), }\n", ONYX_DTYPE_INT64, 2},
+  };
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+    size_t fsize, w = 16 / cases[c].n;
+    unsigned char *file = make_npy(cases[c].header, be, sizeof be, &fsize);
+    assert_int_equal(npy_decode(file, fsize, &t, why, sizeof why), NPY_OK);
+    assert_int_equal(t.dtype, cases[c].dtype);
+    for (size_t i = 0; i < cases[c].n; i++) {
+      uint64_t v = 0;
+      for (size_t b = 0; b < w; b++) v = v << 8 | be[i * w + b];
+      unsigned char host[8];
+      uint16_t u16 = (uint16_t)v;
+      uint32_t u32 = (uint32_t)v;
+      memcpy(host, w == 2 ? (void *)&u16 : w == 4 ? (void *)&u32 : (void *)&v, w);
+      if (memcmp((unsigned char *)t.data + i * w, host, w) != 0)
+        fail_msg("%s: element %zu differs", cases[c].header, i);
+    }
+    free(t.data);
+    free(file);
   }
 }
 
@@ -412,8 +462,6 @@ static void test_types_refused(void **state) {
     const char *header;
     const char *message;
   } cases[] = {
-      {"{'descr': '>f4', 'fortran_order': False, 'shape': (2,)}\n", "big-endian"},
-      {"{'descr': '>i8', 'fortran_order': False, 'shape': (1,)}\n", "big-endian"},
       {"{'descr': '|O', 'fortran_order': False, 'shape': (1,)}\n", "object arrays"},
       {"{'descr': 'O', 'fortran_order': False, 'shape': (1,)}\n", "object arrays"},
       {"{'descr': '|b1', 'fortran_order': False, 'shape': (2,)}\n", "'|b1' is not supported"},
@@ -634,6 +682,7 @@ int main(void) {
       cmocka_unit_test(test_numpy_files_round_trip),
       cmocka_unit_test(test_numpy_versions_2_and_3),
       cmocka_unit_test(test_numpy_files_refused),
+      cmocka_unit_test(test_big_endian_read),
       cmocka_unit_test(test_magic_and_version),
       cmocka_unit_test(test_truncated_everywhere),
       cmocka_unit_test(test_extra_bytes),
