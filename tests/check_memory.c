@@ -66,7 +66,9 @@ static int write_embedded(const char *path, const float *w) {
     onyx__pbw t = {0}, m = {0};
     mb_tensor(&t, names[k], ONYX_DTYPE_FLOAT, 1, &n, w, TENSOR_BYTES);
     ceil_model(&m, &t, names[k]);
-    const unsigned char *hit = m.failed ? NULL : memmem(m.buf, m.len, w, 64);
+    uint8_t head[64]; /* the payload's first bytes, little-endian as stored */
+    host_to_le_elems(w, 16, sizeof *w, head);
+    const unsigned char *hit = m.failed ? NULL : memmem(m.buf, m.len, head, 64);
     size_t offset = hit != NULL ? (size_t)(hit - m.buf) : 0;
     if (hit != NULL && offset % 4 != 0) {
       printf("embedded: raw_data at file offset %zu\n", offset);
@@ -84,7 +86,12 @@ static int write_embedded(const char *path, const float *w) {
 static int write_external(const char *dir, const char *path, const float *w) {
   char data[256], len[32];
   snprintf(data, sizeof data, "%s/w.bin", dir);
-  if (write_file(data, w, TENSOR_BYTES) != 0) return -1;
+  uint8_t *le = malloc(TENSOR_BYTES); /* external data is little-endian */
+  if (le == NULL) return -1;
+  host_to_le_elems(w, N, sizeof(float), le);
+  int wrote = write_file(data, le, TENSOR_BYTES);
+  free(le);
+  if (wrote != 0) return -1;
   snprintf(len, sizeof len, "%zu", TENSOR_BYTES);
   int64_t n = N;
   onyx__pbw t = {0}, m = {0};
@@ -129,6 +136,7 @@ static int check_output(const char *out, const float *w) {
   float v[1024];
   for (size_t i = 0; !bad && i < N; i += 1024) {
     bad = fread(v, sizeof v, 1, f) != 1;
+    le_to_host_elems((const uint8_t *)v, 1024, sizeof *v, (uint8_t *)v); /* .pb is little-endian */
     for (size_t j = 0; !bad && j < 1024; j++) bad = v[j] != ceilf(w[i + j]);
   }
   fclose(f);

@@ -603,8 +603,8 @@ static onyx_status scan_external(const onyx__tensor_src *src, const uint8_t *byt
 
 /* External data: checked now; when large in a file being parsed, deferred,
  * or mapped when the model keeps its file mapped (in_place) on a
- * little-endian host; else read into the arena. Either way what is read is
- * converted to host order. */
+ * little-endian host; else read into the arena now, and converted to host
+ * order. */
 static onyx_status decode_external(const onyx__tensor_src *src, const uint8_t *bytes, size_t size,
                                    int depth, onyx__tensor *out, onyx_error *err) {
   if (src->dir == NULL) {
@@ -619,15 +619,15 @@ static onyx_status decode_external(const onyx__tensor_src *src, const uint8_t *b
   ONYX__TRY(onyx__external_open(src->dir, x.location, x.offset, x.has_length, x.length,
                                 out->nbytes, &fd, &d.id, err));
   onyx_status st = ONYX_OK;
+  bool large = src->deferred != NULL && out->nbytes >= ONYX__DEFER_MIN;
   char what[300];
   snprintf(what, sizeof what, "external data '%.200s'", x.location);
   if (out->nbytes == 0) {
     /* nothing to read */
-  } else if (src->deferred != NULL && out->nbytes >= ONYX__DEFER_MIN) {
-    bool map = src->in_place && !onyx__host_big_endian();
-    st = map ? onyx__payloads_map(src->deferred, fd, x.offset, out->nbytes, what,
-                                            &out->data, err)
-                       : onyx__payloads_add(src->deferred, &d, err);
+  } else if (large && src->in_place && !onyx__host_big_endian()) {
+    st = onyx__payloads_map(src->deferred, fd, x.offset, out->nbytes, what, &out->data, err);
+  } else if (large && !src->in_place) {
+    st = onyx__payloads_add(src->deferred, &d, err);
   } else {
     uint8_t *buf = onyx__arena_alloc(src->arena, out->nbytes);
     st = buf == NULL ? onyx__fail(err, ONYX_OUT_OF_MEMORY,

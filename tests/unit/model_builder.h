@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "host_bytes.h"
 #include "model/pb.h"
 #include "onyx.h"
 
@@ -32,6 +33,12 @@ static inline void mb_tensor(onyx__pbw *t, const char *name, onyx_dtype dtype, u
   onyx__pbw_uint(t, 2, (uint64_t)dtype);
   mb_str(t, 8, name);
   onyx__pbw_bytes(t, 9, raw, nbytes);
+  /* raw holds host-order elements; raw_data is little-endian. */
+  size_t size = onyx_dtype_size(dtype);
+  if (!t->failed && size > 0) {
+    uint8_t *at = t->buf + t->len - nbytes;
+    host_to_le_elems(at, nbytes / size, size, at);
+  }
 }
 
 /* TensorProto fields of a tensor whose data is external: location,

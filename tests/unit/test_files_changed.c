@@ -54,7 +54,11 @@ static void make_model(fixture *fx, bool external) {
   onyx__pbw g = {0}, t = {0}, m = {0};
   if (external) {
     snprintf(fx->data, sizeof fx->data, "%s/w.bin", fx->dir);
-    write_file(fx->data, fx->w, N * sizeof *fx->w);
+    uint8_t *le = malloc(N * sizeof *fx->w); /* external data is little-endian */
+    assert_non_null(le);
+    host_to_le_elems(fx->w, N, sizeof *fx->w, le);
+    write_file(fx->data, le, N * sizeof *fx->w);
+    free(le);
     char len[32];
     snprintf(len, sizeof len, "%zu", N * sizeof *fx->w);
     mb_tensor_external(&t, "w", ONYX_DTYPE_FLOAT, 1, &n, "w.bin", "0", len);

@@ -28,6 +28,7 @@
 #include "cpu/cpu.h"
 #include "kernels/kernels.h"
 #include "onyx.h"
+#include "host_bytes.h"
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -62,17 +63,10 @@ static const char *op_name(onyx__kop op) {
 
 /* Elements are handled as their bit patterns in a uint64_t, little-endian
  * in memory as ONNX stores them. */
-static uint64_t get_bits(onyx_dtype dt, const void *p) {
-  const unsigned char *b = p;
-  uint64_t v = 0;
-  for (size_t i = onyx_dtype_size(dt); i-- > 0;) v = (v << 8) | b[i];
-  return v;
-}
+/* Kernels work on host-order elements. */
+static uint64_t get_bits(onyx_dtype dt, const void *p) { return load_host(p, onyx_dtype_size(dt)); }
 
-static void put_bits(onyx_dtype dt, uint64_t v, void *p) {
-  unsigned char *b = p;
-  for (size_t i = 0; i < onyx_dtype_size(dt); i++) b[i] = (unsigned char)(v >> (8 * i));
-}
+static void put_bits(onyx_dtype dt, uint64_t v, void *p) { store_host(v, onyx_dtype_size(dt), p); }
 
 static bool is_float_type(onyx_dtype dt) {
   return dt == ONYX_DTYPE_FLOAT || dt == ONYX_DTYPE_DOUBLE || dt == ONYX_DTYPE_FLOAT16 ||

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "core/half.h"
+#include "host_bytes.h"
 #include "onyx.h"
 
 /* tests/ecosystem.cmake defines ONYX_NPY_FIXTURES and compiles cli/npy.c
@@ -98,11 +99,9 @@ static void store(onyx_dtype dt, unsigned char *p, double v) {
     memcpy(p, &h.bits, 2);
     return;
   }
-  default: {
-    uint64_t u = (uint64_t)(int64_t)v;
-    for (size_t k = 0; k < onyx_dtype_size(dt); k++) p[k] = (unsigned char)(u >> (8 * k));
+  default:
+    store_host((uint64_t)(int64_t)v, onyx_dtype_size(dt), p);
     return;
-  }
   }
 }
 

@@ -26,6 +26,7 @@
 #include "model/model.h"
 #include "model/payloads.h"
 #include "model/pb.h"
+#include "host_bytes.h"
 
 #ifndef ONYX_TESTDATA_DIR
 #define ONYX_TESTDATA_DIR "/usr/share/libonnx-testdata/data"
@@ -71,6 +72,15 @@ static void put_values(onyx__pbw *w, uint32_t field, uint32_t wire, const uint64
 }
 
 static void put_type(onyx__pbw *w, int64_t type) { onyx__pbw_uint(w, 2, (uint64_t)type); }
+
+/* raw_data holding n host-order elements of `size` bytes at p, written
+ * little-endian as ONNX stores them. */
+static void put_raw(onyx__pbw *w, const void *p, size_t n, size_t size) {
+  uint8_t le[64];
+  assert_true(n * size <= sizeof le);
+  host_to_le_elems(p, n, size, le);
+  onyx__pbw_bytes(w, 9, le, n * size);
+}
 
 /* A decoded tensor and everything to free after. */
 typedef struct decoded {
@@ -138,40 +148,6 @@ static const type_case cases[] = {
     {ONYX_DTYPE_BFLOAT16, 5, ONYX__WIRE_VARINT, {0x3f80, 0xffff, 0x7fc1, 0}},
 };
 #define N_CASES (sizeof cases / sizeof cases[0])
-
-/* Stores the low `size` bytes of v as one host-order element at out. */
-static void store_host(uint64_t v, size_t size, uint8_t *out) {
-  uint8_t u8 = (uint8_t)v;
-  uint16_t u16 = (uint16_t)v;
-  uint32_t u32 = (uint32_t)v;
-  const void *p = size == 1 ? (const void *)&u8
-                  : size == 2 ? (const void *)&u16
-                  : size == 4 ? (const void *)&u32
-                              : (const void *)&v;
-  memcpy(out, p, size);
-}
-
-/* The host-order elements that n little-endian elements of `size` bytes
- * at le stand for, composed with shifts as a reader on any host must. */
-static void le_to_host_elems(const uint8_t *le, size_t n, size_t size, uint8_t *out) {
-  for (size_t i = 0; i < n; i++) {
-    uint64_t v = 0;
-    for (size_t b = size; b-- > 0;) v = v << 8 | le[i * size + b];
-    store_host(v, size, out + i * size);
-  }
-}
-
-/* The little-endian bytes of the low `size` bytes of each of n values. */
-static void values_to_le(const uint64_t *values, size_t n, size_t size, uint8_t *out) {
-  for (size_t i = 0; i < n; i++) {
-    for (size_t b = 0; b < size; b++) out[i * size + b] = (uint8_t)(values[i] >> (8 * b));
-  }
-}
-
-static bool host_is_big_endian(void) {
-  const uint32_t probe = 0x01020304u;
-  return *(const uint8_t *)&probe == 0x01;
-}
 
 /* The host-order elements the wire values stand for: the low `size` bytes
  * of each, which for every type here is the two's complement or bit
@@ -298,7 +274,7 @@ static void test_rank0(void **state) {
   float one = 1.0f;
   onyx__pbw w = {0};
   put_type(&w, ONYX_DTYPE_FLOAT);
-  onyx__pbw_bytes(&w, 9, &one, 4);
+  put_raw(&w, &one, 1, 4);
   decoded d;
   assert_int_equal(decode(&w, &d), ONYX_OK);
   assert_int_equal(d.t.rank, 0);
@@ -419,7 +395,7 @@ static void test_two_sources(void **state) {
   float f = 1.0f;
   onyx__pbw w = {0};
   put_type(&w, ONYX_DTYPE_FLOAT);
-  onyx__pbw_bytes(&w, 9, &f, 4);
+  put_raw(&w, &f, 1, 4);
   put_values(&w, 4, ONYX__WIRE_FIXED32, one, 1, false);
   expect_fail(&w, ONYX_TENSOR_DATA, "both raw_data and float_data");
 
@@ -431,7 +407,7 @@ static void test_two_sources(void **state) {
 
   /* raw_data and external data. */
   put_type(&w, ONYX_DTYPE_FLOAT);
-  onyx__pbw_bytes(&w, 9, &f, 4);
+  put_raw(&w, &f, 1, 4);
   onyx__pbw_uint(&w, 14, 1);
   expect_fail(&w, ONYX_TENSOR_DATA, "both raw_data and external data");
 }
@@ -470,7 +446,7 @@ static void test_bad_shapes(void **state) {
   float f = 2.0f;
   put_dims(&w, ones, ONYX_MAX_RANK, true);
   put_type(&w, ONYX_DTYPE_FLOAT);
-  onyx__pbw_bytes(&w, 9, &f, 4);
+  put_raw(&w, &f, 1, 4);
   decoded d;
   assert_int_equal(decode(&w, &d), ONYX_OK);
   assert_int_equal(d.t.rank, 16);
@@ -575,17 +551,17 @@ static void test_other_refusals(void **state) {
   onyx__pbw w = {0};
   /* Segments. */
   put_type(&w, ONYX_DTYPE_FLOAT);
-  onyx__pbw_bytes(&w, 9, &f, 4);
+  put_raw(&w, &f, 1, 4);
   onyx__pbw_bytes(&w, 3, "\x08\x00\x10\x01", 4);
   expect_fail(&w, ONYX_TENSOR_DATA, "segment");
   /* An unknown data_location. */
   put_type(&w, ONYX_DTYPE_FLOAT);
-  onyx__pbw_bytes(&w, 9, &f, 4);
+  put_raw(&w, &f, 1, 4);
   onyx__pbw_uint(&w, 14, 2);
   expect_fail(&w, ONYX_TENSOR_DATA, "data_location 2");
   /* A name with a NUL byte. */
   put_type(&w, ONYX_DTYPE_FLOAT);
-  onyx__pbw_bytes(&w, 9, &f, 4);
+  put_raw(&w, &f, 1, 4);
   onyx__pbw_bytes(&w, 8, "a\0b", 3);
   expect_fail(&w, ONYX_PARSE, "NUL");
   /* A known field with the wrong wire type. */
@@ -599,7 +575,7 @@ static void test_other_refusals(void **state) {
   expect_fail(&w, ONYX_PARSE, "past the end");
   /* Too deep: the decoder is told it is already at the cap. */
   put_type(&w, ONYX_DTYPE_FLOAT);
-  onyx__pbw_bytes(&w, 9, &f, 4);
+  put_raw(&w, &f, 1, 4);
   decoded d;
   memset(&d, 0, sizeof d);
   assert_int_equal(
@@ -636,7 +612,7 @@ static void test_unknown_fields_skipped(void **state) {
   onyx__pbw_bytes(&w, 97, "zz", 2);
   onyx__pbw_tag(&w, 96, ONYX__WIRE_FIXED32);
   onyx__pbw_fixed32(&w, 1);
-  onyx__pbw_bytes(&w, 9, &f, 4);
+  put_raw(&w, &f, 1, 4);
   /* external_data entries without data_location EXTERNAL are ignored, as
    * ONNX ignores them. */
   onyx__pbw_bytes(&w, 13, "\x0a\x08location\x12\x01x", 13);
@@ -983,15 +959,16 @@ static void ext_setup(ext_dir *e) {
   strcpy(e->outside, "/tmp/onyx_out_XXXXXX");
   assert_non_null(mkdtemp(e->dir));
   assert_non_null(mkdtemp(e->outside));
-  uint8_t file[32];
+  uint8_t file[32], le[12];
+  host_to_le_elems(ext_values, 3, 4, le); /* external data is little-endian */
   memset(file, 0xaa, sizeof file);
-  memcpy(file + 16, ext_values, 12);
+  memcpy(file + 16, le, 12);
   write_file(join(e->dir, "w.bin"), file, sizeof file);
-  write_file(join(e->dir, "exact.bin"), ext_values, 12);
+  write_file(join(e->dir, "exact.bin"), le, 12);
   write_file(join(e->dir, "empty.bin"), "", 0);
   assert_int_equal(mkdir(join(e->dir, "sub"), 0700), 0);
-  write_file(join(e->dir, "sub/w2.bin"), ext_values, 12);
-  write_file(join(e->outside, "secret.bin"), ext_values, 12);
+  write_file(join(e->dir, "sub/w2.bin"), le, 12);
+  write_file(join(e->outside, "secret.bin"), le, 12);
   assert_int_equal(symlink(join(e->outside, "secret.bin"), join(e->dir, "link.bin")), 0);
   assert_int_equal(symlink(e->outside, join(e->dir, "linkdir")), 0);
   assert_int_equal(symlink("w.bin", join(e->dir, "inner.bin")), 0);
@@ -1125,7 +1102,11 @@ static void test_external_deferred(void **state) {
     assert_int_equal(onyx__payloads_count(p), k == 2 ? 0 : 1);
     if (k < 2) assert_null(t.data);
     if (onyx__payloads_load(p, &err) != ONYX_OK) fail_msg("%s", err.message);
-    assert_memory_equal(t.data, file + off, n);
+    uint8_t *want = malloc(n);
+    assert_non_null(want);
+    le_to_host_elems(file + off, n / 4, 4, want);
+    assert_memory_equal(t.data, want, n);
+    free(want);
     onyx__payloads_free(p);
     onyx__arena_free(&arena);
     onyx__pbw_free(&w);
