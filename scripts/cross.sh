@@ -137,21 +137,8 @@ build_checker() {
     "$dir/libonyx.a" -lm -pthread -o "$dir/check_bad_models"
 }
 
-# s390x is big-endian. Until the model loader converts tensors on such
-# hosts, the build stops at an #error; report that rather than pretend.
-skip_reason() {
-  if [ "$1" = s390x ] && grep -q '^#error "onyx assumes a little-endian host"' src/model/tensor.c; then
-    echo "src/model/tensor.c still has #error \"onyx assumes a little-endian host\""
-  fi
-}
-
 run_target() {
-  local t="$1" dir="build-cross-$1" reason tests=OFF
-  reason="$(skip_reason "$t")"
-  if [ -n "$reason" ]; then
-    echo "SKIP $t: $reason"
-    return 0
-  fi
+  local t="$1" dir="build-cross-$1" tests=OFF
   [ -z "$(cmocka_arch_of "$t")" ] || tests=ON
   mkdir -p "$dir"
   cmake -S . -B "$dir" --toolchain "cmake/toolchains/$t-linux-gnu.cmake" \
@@ -171,7 +158,8 @@ run_target() {
     local out skip
     skip="$(script_tests_regex "$dir")"
     echo "  ctest: leaving out the tests that do not run a target program under qemu"
-    echo "  (cmake -P scripts, valgrind, Python, installs; the conformance suites follow):"
+    echo "  (cmake -P scripts, valgrind, Python, installs, memory.run, which execs the target"
+    echo "  onyx itself; the conformance suites follow):"
     echo "  $skip" | fold -w 100 | sed 's/^/    /'
     if out="$(ctest --test-dir "$dir" -j"$jobs" -E "$skip" 2>&1)"; then
       echo "  ctest      $(printf '%s\n' "$out" | grep 'tests passed' | tail -1)"
@@ -197,6 +185,9 @@ script_tests_regex() {
 import json, re, sys
 tests = json.load(sys.stdin)["tests"]
 names = [t["name"] for t in tests if t.get("command", [""])[0] != sys.argv[1]]
+# memory.run starts the target onyx itself (fork and exec), which needs
+# binfmt_misc, and measures the emulator'"'"'s memory rather than onyx'"'"'s.
+names += [t["name"] for t in tests if t["name"] == "memory.run"]
 print("^(" + "|".join(re.escape(n) for n in names) + ")$")' "${emu[0]}"
 }
 
