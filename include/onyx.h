@@ -178,7 +178,9 @@ typedef struct onyx_tensor {
   onyx_dtype dtype;            /**< The element type. */
   uint32_t rank;               /**< The number of dimensions; 0 is a scalar with one element. */
   int64_t dims[ONYX_MAX_RANK]; /**< The shape: dims[0 .. rank-1]. */
-  void *data;                  /**< The elements, densely packed in C order, little-endian. */
+  void *data;                  /**< The elements, densely packed in C order, in the host's byte
+                                    order (files are little-endian; onyx converts on big-endian
+                                    hosts). */
   size_t size; /**< Bytes available at data; for inputs at least the byte size the shape implies. */
 } onyx_tensor;
 
