@@ -382,7 +382,8 @@ static npy_status decode_header(const char *text, size_t hlen, size_t have, onyx
 
 /* Puts t's data, big-endian or not as the file said, in host order. */
 static void to_host(onyx_tensor *t, int big) {
-  if (big != onyx__host_big_endian()) onyx__swap_bytes(t->data, t->size, onyx_dtype_size(t->dtype));
+  if (big != onyx__host_big_endian())
+    onyx__swap_bytes(t->data, t->size, onyx_dtype_size(t->dtype));
 }
 
 npy_status npy_decode(const void *bytes, size_t size, onyx_tensor *out, char *why,

@@ -3,9 +3,10 @@
  * wrote (every element type, scalar, empty and multi-dimensional shapes,
  * format versions 1.0, 2.0 and 3.0), read and written back byte for byte as
  * np.save writes them; big-endian ('>') files, read as host-order values;
- * files numpy writes that onyx refuses (Fortran order, object, bool, complex, structured, unicode); and every way
- * a file can be malformed (magic, version, header grammar, keys, shape,
- * truncation at every length, extra bytes, sizes that overflow).
+ * files numpy writes that onyx refuses (Fortran order, object, bool,
+ * complex, structured, unicode); and every way a file can be malformed
+ * (magic, version, header grammar, keys, shape, truncation at every length,
+ * extra bytes, sizes that overflow).
  *
  * The numpy files come from tests/python/make_fixtures.py, which the
  * build runs into ONYX_NPY_FIXTURES; value() below is its value().
