@@ -1,5 +1,6 @@
 #include "cpu/cpu.h"
 
+#include "os/compiler.h"
 #include "os/os.h"
 
 #include <stdint.h>
@@ -26,18 +27,6 @@ static struct {
 static onyx__os_once onyx__cpu_once = ONYX__OS_ONCE_INIT;
 
 #ifdef ONYX__CPU_X86
-/*
- * XCR0 says which register states the OS saves on a context switch. A CPU
- * may support AVX while the OS does not save the YMM registers, and then
- * using them corrupts other threads' state, so both must agree. The
- * instruction is written as inline asm rather than the _xgetbv intrinsic so
- * that this file needs no -mxsave. It may only run when CPUID says OSXSAVE.
- */
-static uint64_t xgetbv0(void) {
-  uint32_t eax, edx;
-  __asm__ __volatile__("xgetbv" : "=a"(eax), "=d"(edx) : "c"(0u));
-  return ((uint64_t)edx << 32) | eax;
-}
 
 static void detect_hw(onyx_isa *isa, unsigned *features) {
   unsigned a, b, c, d;
@@ -61,7 +50,7 @@ static void detect_hw(onyx_isa *isa, unsigned *features) {
   }
   if (max_sub7 >= 1 && __get_cpuid_count(7, 1, &a, &b, &c, &d)) bf16 = (a >> 5) & 1u;
 
-  uint64_t xcr0 = osxsave ? xgetbv0() : 0;
+  uint64_t xcr0 = osxsave ? onyx__x86_xgetbv0() : 0;
   /* XMM and YMM state (bits 1, 2); with opmask, ZMM_Hi256 and Hi16_ZMM (5-7). */
   const bool os_avx = (xcr0 & 0x6u) == 0x6u;
   const bool os_avx512 = (xcr0 & 0xe6u) == 0xe6u;

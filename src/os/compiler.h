@@ -39,4 +39,29 @@ static inline void onyx__spin_hint(void) {
 #endif
 }
 
+#if defined(__x86_64__) || defined(__i386__) || defined(_M_X64) || defined(_M_IX86)
+#if defined(_MSC_VER) && !defined(__clang__)
+#include <intrin.h>
+#endif
+/*
+ * XCR0 says which register states the OS saves on a context switch. A CPU
+ * may support AVX while the OS does not save the YMM registers, and then
+ * using them corrupts other threads' state, so both must agree. With GCC
+ * and Clang the instruction is inline asm rather than the _xgetbv
+ * intrinsic, so that callers need no -mxsave; MSVC's intrinsic needs no
+ * flag. It may only run when CPUID says OSXSAVE.
+ */
+static inline uint64_t onyx__x86_xgetbv0(void) {
+#if defined(__GNUC__) || defined(__clang__)
+  uint32_t eax, edx;
+  __asm__ __volatile__("xgetbv" : "=a"(eax), "=d"(edx) : "c"(0u));
+  return ((uint64_t)edx << 32) | eax;
+#elif defined(_MSC_VER)
+  return (uint64_t)_xgetbv(0);
+#else
+  return 0; /* no way to ask: no OS-saved vector state is assumed */
+#endif
+}
+#endif
+
 #endif
