@@ -10,9 +10,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "core/error.h"
+#include "os/os.h"
 
 /* ---- Names -> value indices ------------------------------------------- */
 
@@ -23,7 +23,8 @@
  * each table: with a fixed hash, a hostile model can give all its values
  * names that land in one probe sequence and make session creation
  * quadratic (40,000 such names, a 1.2 MB model, took 17 s instead of
- * 50 ms). The seed mixes the clock and addresses (ASLR); nothing iterates
+ * 50 ms). The seed mixes the platform's (onyx__os_seed: the clock and
+ * addresses under ASLR) with the table's address; nothing iterates
  * the table, so results do not depend on it.
  */
 typedef struct name_slot {
@@ -44,12 +45,7 @@ static uint64_t mix64(uint64_t z) { /* splitmix64's finalizer */
 }
 
 static uint64_t table_seed(const void *t) {
-  static const char anchor = 0; /* its address varies with ASLR */
-  struct timespec ts = {0, 0};
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  uint64_t z = mix64((uint64_t)(uintptr_t)t ^ (uint64_t)(uintptr_t)&ts);
-  z = mix64(z ^ (uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 32));
-  return mix64(z ^ (uint64_t)(uintptr_t)&anchor);
+  return mix64(onyx__os_seed() ^ (uint64_t)(uintptr_t)t);
 }
 
 /* FNV-1a over 64 bits from the seed, then mixed so that every bit of the

@@ -8,111 +8,65 @@
  * the load returns, so a file truncated afterwards cannot fault; the file
  * stays open while a deferred payload lies in it.
  */
-#include <errno.h>
-#include <fcntl.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "core/alloc.h"
 #include "core/error.h"
 #include "model/model.h"
 #include "model/payloads.h"
+#include "os/os.h"
 
-const char *onyx__errno_text(int errnum) {
-  /* strerror is not required to be thread-safe and strerror_r has two
-   * incompatible forms, so the errors a load can meet are spelled here. */
-  switch (errnum) {
-    case ENOENT:
-      return "no such file or folder";
-    case EACCES:
-      return "permission denied";
-    case EPERM:
-      return "operation not permitted";
-    case ENOTDIR:
-      return "a path component is not a folder";
-    case EISDIR:
-      return "is a folder";
-    case ELOOP:
-      return "too many symbolic links, or a refused symbolic link";
-    case ENAMETOOLONG:
-      return "name too long";
-    case EMFILE:
-    case ENFILE:
-      return "too many open files";
-    case ENOMEM:
-      return "out of memory";
-    case ENOSPC:
-      return "no space left on device";
-    case EROFS:
-      return "read-only file system";
-    case EIO:
-      return "input/output error";
-    case ENODEV:
-      return "the file system does not support mapping";
-    case EINVAL:
-      return "invalid argument";
-    default:
-      return "system error";
-  }
-}
-
-onyx_status onyx__map_file(const char *path, const uint8_t **bytes, size_t *size, int *fd_out,
-                           onyx__file_id *id, onyx_error *err) {
-  /* O_NONBLOCK keeps open from waiting on a FIFO or device; such files are
-   * refused right after by the regular-file check. */
-  int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-  if (fd < 0) {
-    int e = errno;
-    return onyx__fail(err, ONYX_IO, "cannot open: %s (errno %d)", onyx__errno_text(e), e);
-  }
-  struct stat st;
-  if (fstat(fd, &st) != 0) {
-    int e = errno;
-    close(fd);
-    return onyx__fail(err, ONYX_IO, "cannot stat: %s (errno %d)", onyx__errno_text(e), e);
-  }
-  if (S_ISDIR(st.st_mode)) {
-    close(fd);
-    return onyx__fail(err, ONYX_IO, "is a folder, not a file");
-  }
-  if (!S_ISREG(st.st_mode)) {
-    close(fd);
-    return onyx__fail(err, ONYX_IO, "is not a regular file");
-  }
-  if (st.st_size <= 0) {
-    close(fd);
-    return onyx__fail(err, ONYX_PARSE, "the file is empty");
-  }
-  if ((uint64_t)st.st_size > (uint64_t)ONYX__MAX_FILE_SIZE || (uint64_t)st.st_size > SIZE_MAX) {
-    close(fd);
+/* Refuses what cannot be a model or tensor file, by its info. */
+static onyx_status check_info(const onyx__os_file_info *info, onyx_error *err) {
+  if (info->kind == ONYX__OS_FOLDER) return onyx__fail(err, ONYX_IO, "is a folder, not a file");
+  if (info->kind != ONYX__OS_REGULAR) return onyx__fail(err, ONYX_IO, "is not a regular file");
+  if (info->size == 0) return onyx__fail(err, ONYX_PARSE, "the file is empty");
+  if (info->size > (uint64_t)ONYX__MAX_FILE_SIZE || info->size > SIZE_MAX) {
     return onyx__fail(err, ONYX_LIMIT, "the file has %lld bytes; onyx reads at most %lld",
-                      (long long)st.st_size, (long long)ONYX__MAX_FILE_SIZE);
+                      (long long)info->size, (long long)ONYX__MAX_FILE_SIZE);
   }
-  size_t n = (size_t)st.st_size;
-  if (id != NULL && onyx__file_identity(fd, "the file", id, err) != ONYX_OK) {
-    close(fd);
-    return ONYX_IO;
-  }
-  void *p = mmap(NULL, n, PROT_READ, MAP_PRIVATE, fd, 0);
-  int e = errno;
-  if (p == MAP_FAILED) {
-    close(fd);
-    return onyx__fail(err, ONYX_IO, "cannot map: %s (errno %d)", onyx__errno_text(e), e);
-  }
-  if (fd_out != NULL) {
-    *fd_out = fd;
-  } else {
-    close(fd); /* the mapping keeps the file open */
-  }
-  *bytes = p;
-  *size = n;
   return ONYX_OK;
 }
 
+/* Maps the open file f, of info's size; fills id when not NULL. */
+static onyx_status map_open(onyx__os_file f, const onyx__os_file_info *info,
+                            const uint8_t **bytes, onyx__file_id *id, onyx_error *err) {
+  ONYX__TRY(check_info(info, err));
+  if (id != NULL && onyx__file_identity(f, "the file", id, err) != ONYX_OK) return ONYX_IO;
+  onyx__os_map map;
+  const void *data = NULL;
+  int e = onyx__os_file_map(f, 0, (size_t)info->size, &map, &data);
+  if (e != 0) {
+    return onyx__fail(err, ONYX_IO, "cannot map: %s (errno %d)", onyx__os_error_text(e), e);
+  }
+  *bytes = data;
+  return ONYX_OK;
+}
+
+onyx_status onyx__map_file(const char *path, const uint8_t **bytes, size_t *size,
+                           onyx__os_file *file, onyx__file_id *id, onyx_error *err) {
+  onyx__os_file f;
+  int e = onyx__os_file_open(path, &f);
+  if (e != 0) {
+    return onyx__fail(err, ONYX_IO, "cannot open: %s (errno %d)", onyx__os_error_text(e), e);
+  }
+  onyx__os_file_info info;
+  e = onyx__os_file_info_get(f, &info);
+  onyx_status st = e != 0 ? onyx__fail(err, ONYX_IO, "cannot stat: %s (errno %d)",
+                                       onyx__os_error_text(e), e)
+                          : map_open(f, &info, bytes, id, err);
+  if (st != ONYX_OK || file == NULL) {
+    (void)onyx__os_file_close(f); /* a mapping keeps its file open */
+  } else {
+    *file = f;
+  }
+  if (st == ONYX_OK) *size = (size_t)info.size;
+  return st;
+}
+
+/* The mapping of a whole file starts at its first byte (see os.h). */
 void onyx__unmap_file(const uint8_t *bytes, size_t size) {
-  if (bytes != NULL) munmap((void *)(uintptr_t)bytes, size);
+  if (bytes != NULL) onyx__os_unmap((onyx__os_map){(void *)(uintptr_t)bytes, size});
 }
 
 void onyx_model_free(onyx_model *model) {
@@ -137,9 +91,9 @@ static const char *dir_of(onyx__arena *arena, const char *path) {
 static onyx_status load_mapped(onyx_model *m, const char *path, bool keep, onyx_error *err) {
   const uint8_t *bytes = NULL;
   size_t size = 0;
-  int fd = -1;
+  onyx__os_file file = ONYX__OS_FILE_NONE;
   onyx__file_id id;
-  onyx_status mapped = onyx__map_file(path, &bytes, &size, &fd, &id, err);
+  onyx_status mapped = onyx__map_file(path, &bytes, &size, &file, &id, err);
   if (mapped != ONYX_OK) {
     onyx__sniff_model(NULL, 0, err); /* its one ONYX_PARSE: an empty file */
     return mapped;
@@ -148,11 +102,11 @@ static onyx_status load_mapped(onyx_model *m, const char *path, bool keep, onyx_
   m->dir = dir_of(&m->arena, path);
   onyx_status st = ONYX_OK;
   if (m->path == NULL || m->dir == NULL) {
-    close(fd);
+    (void)onyx__os_file_close(file);
     st = onyx__fail(err, ONYX_OUT_OF_MEMORY, "out of memory");
   } else {
-    st = onyx__payloads_new(fd, &id, m->dir, &m->payloads, err); /* owns fd from here */
-    if (st != ONYX_OK) close(fd);
+    st = onyx__payloads_new(file, &id, m->dir, &m->payloads, err); /* owns file from here */
+    if (st != ONYX_OK) (void)onyx__os_file_close(file);
   }
   if (st == ONYX_OK) {
     m->bytes = bytes;

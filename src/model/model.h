@@ -15,6 +15,7 @@
 #include "core/alloc.h"
 #include "model/pb.h"
 #include "onyx.h"
+#include "os/os.h"
 
 /* Limits; each is an ONYX_LIMIT error with its own message when exceeded. */
 #define ONYX__MAX_NESTING 64               /* nested protobuf messages */
@@ -242,35 +243,33 @@ onyx_status onyx__copy_string(onyx__arena *arena, const onyx__pb_field *f, const
  * has_length is false) exist and are exactly nbytes. The location may not
  * be absolute, contain "..", or pass through a symbolic link; the file must
  * be a regular file with no other hard link (see external.c). On success
- * *fd is open (the caller closes it) and *id is the file's identity.
+ * *file is open (the caller closes it) and *id is the file's identity.
  * Errors: ONYX_EXTERNAL_DATA, ONYX_IO, ONYX_OUT_OF_MEMORY.
  */
 onyx_status onyx__external_open(const char *dir, const char *location, uint64_t offset,
-                                bool has_length, uint64_t length, size_t nbytes, int *fd,
-                                onyx__file_id *id, onyx_error *err);
+                                bool has_length, uint64_t length, size_t nbytes,
+                                onyx__os_file *file, onyx__file_id *id, onyx_error *err);
 
-/* Reads exactly n bytes at offset of fd into buf. ONYX_IO naming `what`
+/* Reads exactly n bytes at offset of file into buf. ONYX_IO naming `what`
  * when the file is shorter than that or cannot be read. */
-onyx_status onyx__pread_full(int fd, void *buf, size_t n, uint64_t offset, const char *what,
-                             onyx_error *err);
+onyx_status onyx__pread_full(onyx__os_file file, void *buf, size_t n, uint64_t offset,
+                             const char *what, onyx_error *err);
 
-/* The identity of an open file; ONYX_IO naming `what` if fstat fails. */
-onyx_status onyx__file_identity(int fd, const char *what, onyx__file_id *id, onyx_error *err);
+/* The identity of an open file; ONYX_IO naming `what` if it cannot be had. */
+onyx_status onyx__file_identity(onyx__os_file file, const char *what, onyx__file_id *id,
+                                onyx_error *err);
 
 /*
  * Maps the whole regular file at path read-only. Errors (messages without
  * the path, which the caller prefixes): ONYX_IO for a file that cannot be
  * opened or mapped, a folder or another non-regular file; ONYX_PARSE for an
- * empty file; ONYX_LIMIT above ONYX__MAX_FILE_SIZE. When fd is not NULL it
+ * empty file; ONYX_LIMIT above ONYX__MAX_FILE_SIZE. When file is not NULL it
  * receives the open file (the caller closes it) and id its identity. Unmap
  * with onyx__unmap_file.
  */
-onyx_status onyx__map_file(const char *path, const uint8_t **bytes, size_t *size, int *fd,
-                           onyx__file_id *id, onyx_error *err);
+onyx_status onyx__map_file(const char *path, const uint8_t **bytes, size_t *size,
+                           onyx__os_file *file, onyx__file_id *id, onyx_error *err);
 void onyx__unmap_file(const uint8_t *bytes, size_t size);
-
-/* A short, thread-safe description of an errno value for messages. */
-const char *onyx__errno_text(int errnum);
 
 /* The IR versions onyx reads. */
 #define ONYX__MIN_IR_VERSION 3

@@ -11,65 +11,56 @@
  * read, and a short read is refused. Models loaded from memory do not come
  * here: their tensors point into the caller's bytes.
  */
-#include <errno.h>
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "core/alloc.h"
 #include "core/byteorder.h"
 #include "core/error.h"
 #include "model/model.h"
 #include "model/payloads.h"
+#include "os/os.h"
 
-onyx_status onyx__file_identity(int fd, const char *what, onyx__file_id *id, onyx_error *err) {
-  struct stat st;
-  if (fstat(fd, &st) != 0) {
-    int e = errno;
-    return onyx__fail(err, ONYX_IO, "cannot stat %s: %s (errno %d)", what, onyx__errno_text(e), e);
+onyx_status onyx__file_identity(onyx__os_file file, const char *what, onyx__file_id *id,
+                                onyx_error *err) {
+  onyx__os_file_info info;
+  int e = onyx__os_file_info_get(file, &info);
+  if (e != 0) {
+    return onyx__fail(err, ONYX_IO, "cannot stat %s: %s (errno %d)", what, onyx__os_error_text(e),
+                      e);
   }
-  id->dev = (uint64_t)st.st_dev;
-  id->ino = (uint64_t)st.st_ino;
-  id->size = st.st_size < 0 ? 0 : (uint64_t)st.st_size;
-  id->mtime_s = (int64_t)st.st_mtim.tv_sec;
-  id->mtime_ns = (int64_t)st.st_mtim.tv_nsec;
+  id->dev = info.dev;
+  id->ino = info.ino;
+  id->size = info.size;
+  id->mtime_s = info.mtime_s;
+  id->mtime_ns = info.mtime_ns;
   return ONYX_OK;
 }
 
-onyx_status onyx__pread_full(int fd, void *buf, size_t n, uint64_t offset, const char *what,
-                             onyx_error *err) {
+onyx_status onyx__pread_full(onyx__os_file file, void *buf, size_t n, uint64_t offset,
+                             const char *what, onyx_error *err) {
   size_t got = 0;
-  while (got < n) {
-    ssize_t r = pread(fd, (uint8_t *)buf + got, n - got, (off_t)(offset + got));
-    if (r < 0 && errno == EINTR) continue;
-    if (r == 0) {
-      return onyx__fail(err, ONYX_IO, "cannot read %s: the file ends %llu bytes in, before the %zu "
-                        "bytes wanted at offset %llu", what, (unsigned long long)(offset + got), n,
-                        (unsigned long long)offset);
-    }
-    if (r < 0) {
-      int e = errno;
-      return onyx__fail(err, ONYX_IO, "cannot read %s: %s (errno %d)", what, onyx__errno_text(e),
-                        e);
-    }
-    got += (size_t)r;
+  int e = onyx__os_file_pread(file, buf, n, offset, &got);
+  if (e != 0) {
+    return onyx__fail(err, ONYX_IO, "cannot read %s: %s (errno %d)", what, onyx__os_error_text(e),
+                      e);
+  }
+  if (got < n) {
+    return onyx__fail(err, ONYX_IO, "cannot read %s: the file ends %llu bytes in, before the %zu "
+                      "bytes wanted at offset %llu", what, (unsigned long long)(offset + got), n,
+                      (unsigned long long)offset);
   }
   return ONYX_OK;
 }
 
-onyx_status onyx__payloads_new(int fd, const onyx__file_id *id, const char *dir,
+onyx_status onyx__payloads_new(onyx__os_file file, const onyx__file_id *id, const char *dir,
                                onyx__payloads **out, onyx_error *err) {
   onyx__payloads *p = onyx__calloc(1, sizeof *p);
-  if (p == NULL || pthread_mutex_init(&p->lock, NULL) != 0) {
-    onyx__free(p);
-    return onyx__fail(err, ONYX_OUT_OF_MEMORY, "out of memory");
-  }
+  if (p == NULL) return onyx__fail(err, ONYX_OUT_OF_MEMORY, "out of memory");
+  onyx__os_mutex_init(&p->lock);
   atomic_init(&p->done, false);
-  p->fd = fd;
+  p->file = file;
   p->id = *id;
   p->dir = dir;
   *out = p;
@@ -81,10 +72,10 @@ void onyx__payloads_free(onyx__payloads *p) {
   for (size_t i = 0; i < p->n; i++) onyx__free(p->buffers[i]);
   onyx__free(p->buffers);
   onyx__free(p->items);
-  for (size_t i = 0; i < p->n_maps; i++) munmap(p->maps[i].addr, p->maps[i].size);
+  for (size_t i = 0; i < p->n_maps; i++) onyx__os_unmap(p->maps[i]);
   onyx__free(p->maps);
-  if (p->fd >= 0) close(p->fd);
-  pthread_mutex_destroy(&p->lock);
+  (void)onyx__os_file_close(p->file);
+  onyx__os_mutex_destroy(&p->lock);
   onyx__free(p);
 }
 
@@ -119,35 +110,26 @@ bool onyx__payloads_uses_model_file(const onyx__payloads *p) {
 }
 
 void onyx__payloads_close_model_file(onyx__payloads *p) {
-  if (p->fd >= 0) close(p->fd);
-  p->fd = -1;
+  (void)onyx__os_file_close(p->file);
+  p->file = ONYX__OS_FILE_NONE;
 }
 
-onyx_status onyx__payloads_map(onyx__payloads *p, int fd, uint64_t offset, size_t nbytes,
-                               const char *what, const void **data, onyx_error *err) {
+onyx_status onyx__payloads_map(onyx__payloads *p, onyx__os_file file, uint64_t offset,
+                               size_t nbytes, const char *what, const void **data,
+                               onyx_error *err) {
   if (p->n_maps == p->cap_maps) {
     size_t cap = p->cap_maps ? 2 * p->cap_maps : 4;
-    struct onyx__payload_map *maps = onyx__realloc(p->maps, cap * sizeof *maps);
+    onyx__os_map *maps = onyx__realloc(p->maps, cap * sizeof *maps);
     if (maps == NULL) return onyx__fail(err, ONYX_OUT_OF_MEMORY, "out of memory");
     p->maps = maps;
     p->cap_maps = cap;
   }
-  /* mmap takes a page-aligned file offset: map from the page holding the
-   * first byte. */
-  long page = sysconf(_SC_PAGESIZE);
-  uint64_t start = page > 0 ? offset - offset % (uint64_t)page : offset;
-  uint64_t span = offset - start + nbytes;
-  void *addr = span <= SIZE_MAX && start <= (uint64_t)INT64_MAX
-                   ? mmap(NULL, (size_t)span, PROT_READ, MAP_PRIVATE, fd, (off_t)start)
-                   : MAP_FAILED;
-  if (addr == MAP_FAILED) {
-    int e = errno;
-    return onyx__fail(err, ONYX_IO, "cannot map %s: %s (errno %d)", what, onyx__errno_text(e), e);
+  int e = onyx__os_file_map(file, offset, nbytes, &p->maps[p->n_maps], data);
+  if (e != 0) {
+    return onyx__fail(err, ONYX_IO, "cannot map %s: %s (errno %d)", what, onyx__os_error_text(e),
+                      e);
   }
-  p->maps[p->n_maps].addr = addr;
-  p->maps[p->n_maps].size = (size_t)span;
   p->n_maps++;
-  *data = (const uint8_t *)addr + (offset - start);
   return ONYX_OK;
 }
 
@@ -171,18 +153,18 @@ static onyx_status check_unchanged(const onyx__file_id *was, const onyx__file_id
 static onyx_status load_one(onyx__payloads *p, size_t i, onyx_error *err) {
   const onyx__deferred *d = &p->items[i];
   char what[300];
-  int fd = p->fd;
+  onyx__os_file file = p->file;
   onyx__file_id now;
   onyx_status st = ONYX_OK;
   if (d->location == NULL) {
     snprintf(what, sizeof what, "the model file");
-    st = onyx__file_identity(fd, what, &now, err);
+    st = onyx__file_identity(file, what, &now, err);
     if (st == ONYX_OK) st = check_unchanged(&p->id, &now, what, err);
   } else {
     snprintf(what, sizeof what, "external data '%.200s'", d->location);
     /* An empty slice at 0 always fits: whether the file still holds the
      * payload is for the identity check to say, as for the model file. */
-    st = onyx__external_open(p->dir, d->location, 0, true, 0, 0, &fd, &now, err);
+    st = onyx__external_open(p->dir, d->location, 0, true, 0, 0, &file, &now, err);
     if (st == ONYX_OK) st = check_unchanged(&d->id, &now, what, err);
   }
   void *buf = NULL;
@@ -190,8 +172,8 @@ static onyx_status load_one(onyx__payloads *p, size_t i, onyx_error *err) {
     st = onyx__fail(err, ONYX_OUT_OF_MEMORY, "out of memory reading %zu bytes of %s",
                     d->tensor->nbytes, what);
   }
-  if (st == ONYX_OK) st = onyx__pread_full(fd, buf, d->tensor->nbytes, d->offset, what, err);
-  if (d->location != NULL && fd >= 0) close(fd);
+  if (st == ONYX_OK) st = onyx__pread_full(file, buf, d->tensor->nbytes, d->offset, what, err);
+  if (d->location != NULL) (void)onyx__os_file_close(file);
   if (st != ONYX_OK) {
     onyx__free(buf);
     if (d->tensor->name[0] != '\0') onyx__error_prefix(err, "tensor '%.64s'", d->tensor->name);
@@ -205,13 +187,13 @@ static onyx_status load_one(onyx__payloads *p, size_t i, onyx_error *err) {
 
 onyx_status onyx__payloads_load(onyx__payloads *p, onyx_error *err) {
   if (p == NULL || atomic_load_explicit(&p->done, memory_order_acquire)) return ONYX_OK;
-  pthread_mutex_lock(&p->lock);
+  onyx__os_mutex_lock(&p->lock);
   onyx_status st = ONYX_OK;
   for (size_t i = 0; i < p->n && st == ONYX_OK; i++) {
     if (p->buffers[i] == NULL) st = load_one(p, i, err);
   }
   /* After a failure the next run tries again: the payloads read stay. */
   if (st == ONYX_OK) atomic_store_explicit(&p->done, true, memory_order_release);
-  pthread_mutex_unlock(&p->lock);
+  onyx__os_mutex_unlock(&p->lock);
   return st;
 }

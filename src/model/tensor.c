@@ -7,12 +7,9 @@
  * shape, a value out of the element type's range) is refused, because a
  * runtime that guesses which data was meant computes with the wrong numbers.
  */
-#include <errno.h>
-#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "core/alloc.h"
 #include "core/byteorder.h"
@@ -21,6 +18,8 @@
 #include "model/model.h"
 #include "model/payloads.h"
 #include "model/pb.h"
+#include "os/compiler.h"
+#include "os/os.h"
 
 /* TensorProto field numbers. */
 enum {
@@ -118,7 +117,7 @@ onyx_status onyx__shape_count(const int64_t *dims, uint32_t rank, size_t *count,
     /* A checked multiply rather than max / c: it is on every run's path,
      * and a 64-bit division costs more than the rest of the check. */
     uint64_t p = 0;
-    if (d > max || __builtin_mul_overflow(c, d, &p) || p > max) {
+    if (d > max || onyx__mul_overflow_u64(c, d, &p) || p > max) {
       char shape[400];
       format_shape(dims, rank, shape, sizeof shape);
       return onyx__fail(err, ONYX_LIMIT, "shape %s has more than %lld elements", shape,
@@ -614,10 +613,10 @@ static onyx_status decode_external(const onyx__tensor_src *src, const uint8_t *b
   }
   ext_info x = {0};
   ONYX__TRY(scan_external(src, bytes, size, depth, &x, err));
-  int fd = -1;
+  onyx__os_file file;
   onyx__deferred d = {out, x.location, x.offset, {0}};
   ONYX__TRY(onyx__external_open(src->dir, x.location, x.offset, x.has_length, x.length,
-                                out->nbytes, &fd, &d.id, err));
+                                out->nbytes, &file, &d.id, err));
   onyx_status st = ONYX_OK;
   bool large = src->deferred != NULL && out->nbytes >= ONYX__DEFER_MIN;
   char what[300];
@@ -625,20 +624,20 @@ static onyx_status decode_external(const onyx__tensor_src *src, const uint8_t *b
   if (out->nbytes == 0) {
     /* nothing to read */
   } else if (large && src->in_place && !onyx__host_big_endian()) {
-    st = onyx__payloads_map(src->deferred, fd, x.offset, out->nbytes, what, &out->data, err);
+    st = onyx__payloads_map(src->deferred, file, x.offset, out->nbytes, what, &out->data, err);
   } else if (large && !src->in_place) {
     st = onyx__payloads_add(src->deferred, &d, err);
   } else {
     uint8_t *buf = onyx__arena_alloc(src->arena, out->nbytes);
     st = buf == NULL ? onyx__fail(err, ONYX_OUT_OF_MEMORY,
                                   "out of memory reading %zu bytes of external data", out->nbytes)
-                     : onyx__pread_full(fd, buf, out->nbytes, x.offset, what, err);
+                     : onyx__pread_full(file, buf, out->nbytes, x.offset, what, err);
     if (st == ONYX_OK) {
       onyx__le_to_host(buf, out->nbytes, onyx_dtype_size(out->dtype));
       out->data = buf;
     }
   }
-  close(fd);
+  (void)onyx__os_file_close(file);
   return st;
 }
 
@@ -692,7 +691,7 @@ static onyx_status export_tensor(const onyx__tensor *t, onyx__payloads *p, onyx_
   if (t->nbytes > 0 && t->data != NULL) memcpy(data, t->data, t->nbytes);
   if (t->nbytes > 0 && t->data == NULL) {
     onyx_status st =
-        onyx__pread_full(p->fd, data, t->nbytes, p->items[0].offset, "the tensor's data", err);
+        onyx__pread_full(p->file, data, t->nbytes, p->items[0].offset, "the tensor's data", err);
     if (st != ONYX_OK) {
       onyx__free(data);
       onyx__free(copy);
@@ -751,13 +750,13 @@ static onyx_status load_tensor_file(const char *path, onyx_tensor *out, char **n
                                     onyx_error *err) {
   const uint8_t *bytes = NULL;
   size_t size = 0;
-  int fd = -1;
+  onyx__os_file file;
   onyx__file_id id;
-  ONYX__TRY(onyx__map_file(path, &bytes, &size, &fd, &id, err));
+  ONYX__TRY(onyx__map_file(path, &bytes, &size, &file, &id, err));
   onyx__payloads *p = NULL;
-  onyx_status st = onyx__payloads_new(fd, &id, NULL, &p, err);
+  onyx_status st = onyx__payloads_new(file, &id, NULL, &p, err);
   if (st != ONYX_OK) {
-    close(fd);
+    (void)onyx__os_file_close(file);
   } else {
     st = decode_export(bytes, size, p, out, name, err);
   }
@@ -858,36 +857,30 @@ onyx_status onyx_tensor_encode(const onyx_tensor *tensor, const char *name, void
   return ONYX_OK;
 }
 
-/* Writes all n bytes of p to fd; ONYX_IO naming path otherwise. */
-static onyx_status write_full(int fd, const void *p, size_t n, const char *path, onyx_error *err) {
-  const uint8_t *b = p;
-  while (n > 0) {
-    ssize_t w = write(fd, b, n);
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) {
-      int e = w < 0 ? errno : EIO;
-      return onyx__fail(err, ONYX_IO, "%s: cannot write: %s (errno %d)", path, onyx__errno_text(e),
-                        e);
-    }
-    b += w;
-    n -= (size_t)w;
+/* Writes all n bytes of p to file; ONYX_IO naming path otherwise. */
+static onyx_status write_full(onyx__os_file file, const void *p, size_t n, const char *path,
+                              onyx_error *err) {
+  int e = onyx__os_file_write_all(file, p, n);
+  if (e != 0) {
+    return onyx__fail(err, ONYX_IO, "%s: cannot write: %s (errno %d)", path,
+                      onyx__os_error_text(e), e);
   }
   return ONYX_OK;
 }
 
-/* Writes the n bytes of host-order elements width bytes wide at p to fd,
+/* Writes the n bytes of host-order elements width bytes wide at p to file,
  * little-endian: as they are on a little-endian host, else converted a
  * block at a time, so that saving never copies the whole tensor. */
-static onyx_status write_le(int fd, const void *p, size_t n, size_t width, const char *path,
+static onyx_status write_le(onyx__os_file file, const void *p, size_t n, size_t width, const char *path,
                             onyx_error *err) {
-  if (!onyx__host_big_endian() || width < 2) return write_full(fd, p, n, path, err);
+  if (!onyx__host_big_endian() || width < 2) return write_full(file, p, n, path, err);
   uint8_t block[4096]; /* a multiple of every element size */
   const uint8_t *b = p;
   while (n > 0) {
     size_t k = n < sizeof block ? n : sizeof block;
     memcpy(block, b, k);
     onyx__le_to_host(block, k, width);
-    ONYX__TRY(write_full(fd, block, k, path, err));
+    ONYX__TRY(write_full(file, block, k, path, err));
     b += k;
     n -= k;
   }
@@ -905,21 +898,22 @@ onyx_status onyx_tensor_save_file(const char *path, const onyx_tensor *tensor, c
   onyx__pbw w = {0};
   size_t nbytes = 0;
   ONYX__TRY(encode_header(tensor, name, &w, &nbytes, err));
-  int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOCTTY, 0666);
-  if (fd < 0) {
-    int e = errno;
+  onyx__os_file file;
+  int e = onyx__os_file_create(path, &file);
+  if (e != 0) {
     onyx__pbw_free(&w);
-    return onyx__fail(err, ONYX_IO, "%s: cannot create: %s (errno %d)", path, onyx__errno_text(e),
-                      e);
+    return onyx__fail(err, ONYX_IO, "%s: cannot create: %s (errno %d)", path,
+                      onyx__os_error_text(e), e);
   }
-  onyx_status st = write_full(fd, w.buf, w.len, path, err);
+  onyx_status st = write_full(file, w.buf, w.len, path, err);
   if (st == ONYX_OK) {
-    st = write_le(fd, tensor->data, nbytes, onyx_dtype_size(tensor->dtype), path, err);
+    st = write_le(file, tensor->data, nbytes, onyx_dtype_size(tensor->dtype), path, err);
   }
   onyx__pbw_free(&w);
-  if (close(fd) != 0 && st == ONYX_OK) {
-    int e = errno;
-    st = onyx__fail(err, ONYX_IO, "%s: cannot write: %s (errno %d)", path, onyx__errno_text(e), e);
+  e = onyx__os_file_close(file);
+  if (e != 0 && st == ONYX_OK) {
+    st = onyx__fail(err, ONYX_IO, "%s: cannot write: %s (errno %d)", path, onyx__os_error_text(e),
+                    e);
   }
   return st;
 }

@@ -6,19 +6,19 @@
  * value, as libuv's uv_mutex_t does; only this header and the
  * implementation files name a platform header.
  *
- * So far the thread pool (src/thread/pool.c) and CPU detection
- * (src/cpu/cpu.c) use it; files, the clock and the name-hash seed of the
- * model and graph code are to follow.
- *
- * Errors: the calls that can fail for lack of resources (starting a
- * thread) return false; the others cannot fail when used as documented
+ * Errors: the thread calls that can fail for lack of resources (starting
+ * a thread) return false; the others cannot fail when used as documented
  * (a mutex is locked only by one thread, unlocked by its owner, destroyed
  * unlocked), and abort nothing: they ignore the platform's status there.
+ * The file calls return an int: 0 on success, else the platform's error
+ * number (errno; GetLastError on Windows), or one of the negative
+ * ONYX__OS_E_* values below, which no platform number can equal.
  */
 #ifndef ONYX_OS_OS_H
 #define ONYX_OS_OS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include <pthread.h>
@@ -60,10 +60,99 @@ unsigned onyx__os_cpu_count(void);
 uint64_t onyx__os_clock_ns(void);
 
 /*
+ * A seed for keyed hashing: different from run to run and from call to
+ * call where the platform allows (clock, address-space randomisation), so
+ * that input cannot be crafted against it. Not for cryptography.
+ */
+uint64_t onyx__os_seed(void);
+
+/*
  * The kernel's hardware capability words (Linux: getauxval(AT_HWCAP) and
  * AT_HWCAP2), the way ARM Linux reports optional CPU features such as NEON
  * on 32-bit ARM. Both are 0 where the platform has no such words.
  */
 void onyx__os_hwcap(unsigned long *hwcap, unsigned long *hwcap2);
+
+
+/*
+ * Files. Paths are bytes in the platform's convention (UTF-8 where the
+ * platform's own paths are wide, as on Windows). A platform without a file
+ * system implements every call as failing with ONYX__OS_E_UNSUPPORTED.
+ * An onyx__os_file is a value; ONYX__OS_FILE_NONE is no file. Callers
+ * treat it as opaque: here it holds a descriptor, on Windows it would hold
+ * a HANDLE (and onyx__os_file_map a view from CreateFileMappingW and
+ * MapViewOfFile, open_inside refuse reparse points).
+ */
+typedef struct onyx__os_file {
+  int fd;
+} onyx__os_file;
+#define ONYX__OS_FILE_NONE ((onyx__os_file){-1})
+
+/* Failures that are onyx's own rather than the platform's. */
+enum {
+  ONYX__OS_E_LINK = -1,        /* a path component is a symbolic link */
+  ONYX__OS_E_NOT_FOLDER = -2,  /* a path component is not a folder */
+  ONYX__OS_E_EMPTY = -3,       /* an empty relative path */
+  ONYX__OS_E_ABSOLUTE = -4,    /* an absolute path where a relative one is needed */
+  ONYX__OS_E_DOTDOT = -5,      /* a ".." component */
+  ONYX__OS_E_UNSUPPORTED = -6  /* the platform has no such thing */
+};
+
+/* A short, thread-safe description of a file call's error, for messages. */
+const char *onyx__os_error_text(int error);
+
+bool onyx__os_file_is_open(onyx__os_file f);
+/* Opens path for reading. Does not wait on FIFOs or devices (the caller
+ * refuses what is not a regular file) and never becomes a terminal. */
+int onyx__os_file_open(const char *path, onyx__os_file *out);
+/* Creates or truncates path for writing. */
+int onyx__os_file_create(const char *path, onyx__os_file *out);
+
+/*
+ * Opens the file at rel inside the folder dir for reading, refusing to
+ * leave the folder: rel must be relative (ONYX__OS_E_ABSOLUTE), non-empty
+ * (ONYX__OS_E_EMPTY) and free of ".." (ONYX__OS_E_DOTDOT), and no link is
+ * followed below dir (ONYX__OS_E_LINK; dir itself may be reached through
+ * links). Each component is opened from the one before, so nothing can
+ * swap a component between a check and the open. Empty and "."
+ * components name the current folder. On a failure to open dir itself,
+ * *in_dir is true; else *at and *len locate the component in rel.
+ */
+int onyx__os_file_open_inside(const char *dir, const char *rel, onyx__os_file *out, bool *in_dir,
+                              size_t *at, size_t *len);
+
+/* Closes f (nothing for ONYX__OS_FILE_NONE). A failure means data written
+ * may be lost; for files only read it can be ignored. */
+int onyx__os_file_close(onyx__os_file f);
+
+/* What the platform says about an open file. dev, ino, size and mtime
+ * together identify its contents: a file replaced or written changes one. */
+typedef struct onyx__os_file_info {
+  enum { ONYX__OS_REGULAR, ONYX__OS_FOLDER, ONYX__OS_OTHER } kind;
+  uint64_t links; /* hard links to the file */
+  uint64_t dev, ino, size;
+  int64_t mtime_s, mtime_ns;
+} onyx__os_file_info;
+int onyx__os_file_info_get(onyx__os_file f, onyx__os_file_info *info);
+
+/* Reads n bytes at offset into buf, through short and interrupted reads;
+ * *got is the count read, less than n only where the file ends. */
+int onyx__os_file_pread(onyx__os_file f, void *buf, size_t n, uint64_t offset, size_t *got);
+/* Writes all n bytes of p at the file's position. */
+int onyx__os_file_write_all(onyx__os_file f, const void *p, size_t n);
+
+/*
+ * Maps n > 0 bytes at offset of f read-only and private; *data points at
+ * the byte at offset, inside the mapping *map (which starts at or before
+ * it, where the platform aligns mappings). The mapping outlives f.
+ * With offset 0, *data is map->addr.
+ */
+typedef struct onyx__os_map {
+  void *addr;
+  size_t size;
+} onyx__os_map;
+int onyx__os_file_map(onyx__os_file f, uint64_t offset, size_t n, onyx__os_map *map,
+                      const void **data);
+void onyx__os_unmap(onyx__os_map map);
 
 #endif

@@ -1069,7 +1069,7 @@ static void test_external_good(void **state) {
 static onyx_status decode_deferred(const char *dir, const onyx__pbw *w, onyx__arena *arena,
                                    onyx__payloads **p, onyx__tensor *t, onyx_error *err) {
   onyx__file_id id = {0};
-  assert_int_equal(onyx__payloads_new(-1, &id, dir, p, err), ONYX_OK);
+  assert_int_equal(onyx__payloads_new(ONYX__OS_FILE_NONE, &id, dir, p, err), ONYX_OK);
   onyx__tensor_src src = {w->buf, arena, dir, *p, false};
   return onyx__tensor_decode_at(&src, w->buf, w->len, 1, t, err);
 }
