@@ -71,7 +71,7 @@ static const op_desc OPS[] = {
     {"Ceil", "ceil", 1}, {"Floor", "floor", 1}, {"Clip", "clip", 0}, {"Sign", "sign", 0}};
 #define N_OPS (sizeof OPS / sizeof OPS[0])
 
-#define MAX_SIZES 16
+#define MAX_SIZES   16
 #define MAX_THREADS 8
 
 typedef struct config {
@@ -119,12 +119,11 @@ typedef struct timing {
 typedef void (*bench_fn)(void *ctx);
 
 /* The median time of one call of fn: warm up, estimate one call over 5 ms
- * (the warm-up call itself when it takes over 20 ms), then time samples of k calls each (k > 1 only for calls under 20 us, so
- * that the clock's own cost does not count), enough samples to take about
+ * (the warm-up call itself when it takes over 20 ms), then time samples of k calls each (k > 1 only
+ * for calls under 20 us, so that the clock's own cost does not count), enough samples to take about
  * target_s, and never fewer than min_samples. first_ns, when not 0, is
  * the time of a call just made, which may stand for the warm-up. */
-static timing measure(bench_fn fn, void *ctx, double target_s, int min_samples,
-                      double first_ns) {
+static timing measure(bench_fn fn, void *ctx, double target_s, int min_samples, double first_ns) {
   double t0, t, one = first_ns;
   if (one < 2e7) {
     t0 = now_ns();
@@ -399,9 +398,10 @@ typedef struct kernel_job {
 
 static void kernel_call(void *ctx) {
   kernel_job *j = ctx;
-  onyx_status st = !strcmp(j->op, "Ceil")    ? onyx_ceil(j->dtype, j->n, j->x, j->y, NULL)
-                   : !strcmp(j->op, "Floor") ? onyx_floor(j->dtype, j->n, j->x, j->y, NULL)
-                                             : onyx_clip(j->dtype, j->n, j->x, j->y, j->lo, j->hi, NULL);
+  onyx_status st = !strcmp(j->op, "Ceil") ? onyx_ceil(j->dtype, j->n, j->x, j->y, NULL)
+                   : !strcmp(j->op, "Floor")
+                       ? onyx_floor(j->dtype, j->n, j->x, j->y, NULL)
+                       : onyx_clip(j->dtype, j->n, j->x, j->y, j->lo, j->hi, NULL);
   if (st != ONYX_OK) j->failed = 1;
 }
 
@@ -676,8 +676,8 @@ static void check_hash(char *out, size_t size, uint32_t a, uint32_t b) {
  * XNNPACK's operator: run after one setup, setup and run each call, and
  * its copy of the same bytes; both outputs checked against the session's
  * (onyx_hash). Fills the row's XNNPACK fields. */
-static void run_xnn(const config *cfg, buffers *buf, row *r, const type_desc *t,
-                    uint32_t onyx_hash, int min_samples) {
+static void run_xnn(const config *cfg, buffers *buf, row *r, const type_desc *t, uint32_t onyx_hash,
+                    int min_samples) {
   xnn_kind kind = xnn_kind_of(r->op, t->name);
   if (!cfg->xnn || kind == XNN_NONE) return;
   r->has_xnn = 1;
@@ -685,8 +685,14 @@ static void run_xnn(const config *cfg, buffers *buf, row *r, const type_desc *t,
   float lo32 = CLIP_LO, hi32 = CLIP_HI;
   uint16_t lo16 = f16_from_f32(CLIP_LO), hi16 = f16_from_f32(CLIP_HI);
   int half = t->dtype == ONYX_DTYPE_FLOAT16;
-  kernel_job kj = {r->op, t->dtype, n, buf->in, buf->out, half ? (void *)&lo16 : (void *)&lo32,
-                   half ? (void *)&hi16 : (void *)&hi32, 0};
+  kernel_job kj = {r->op,
+                   t->dtype,
+                   n,
+                   buf->in,
+                   buf->out,
+                   half ? (void *)&lo16 : (void *)&lo32,
+                   half ? (void *)&hi16 : (void *)&hi32,
+                   0};
   char kcheck[16] = "", why[256];
   if (r->threads == 1) {
     r->kernel_ns = measure(kernel_call, &kj, cfg->target_s, min_samples, 0).ns;
@@ -807,7 +813,6 @@ static void run_case(const config *cfg, ort_proc *ort, buffers *buf, const char 
   add_row(&r);
 }
 
-
 /* The Ceil -> Clip -> Sign chain on float: GB/s counts the graph's input
  * and output bytes only, what one fused pass would move. */
 static void run_chain(const config *cfg, ort_proc *ort) {
@@ -817,8 +822,8 @@ static void run_chain(const config *cfg, ort_proc *ort) {
   memset(&buf, 0, sizeof buf);
   printf("\nChain Ceil -> Clip -> Sign, float, n=%zu (GB/s: graph input + output bytes)\n",
          cfg->chain_size);
-  printf("%-3s %10s %9s %9s %11s %12s %8s %8s  %s\n", "thr", "onyx ms", "onyx GB/s",
-         "memcpy", "ORT run ms", "ORT kern ms", "onyx/", "onyx/", "check");
+  printf("%-3s %10s %9s %9s %11s %12s %8s %8s  %s\n", "thr", "onyx ms", "onyx GB/s", "memcpy",
+         "ORT run ms", "ORT kern ms", "onyx/", "onyx/", "check");
   printf("%-3s %10s %9s %9s %11s %12s %8s %8s\n", "", "", "", "GB/s", "", "(3 nodes)", "memcpy",
          "ORT kern");
   for (int ti = 0; ti < cfg->n_threads; ti++) {
@@ -879,20 +884,22 @@ static void write_xnn_markdown(FILE *f) {
     const row *r = &rows[i];
     if (r->section != 0 || !r->has_xnn) continue;
     if (!head++)
-      fputs("\nXNNPACK in this process (ns per call; ratios are onyx's speed over XNNPACK's;"
-            " kernel API: one thread only)\n\n"
-            "| op | type | n | thr | onyx kernel API | onyx session | XNNPACK run |"
-            " XNNPACK setup+run | XNNPACK copy | memcpy | kernel/XNNPACK run |"
-            " session/XNNPACK run | session/XNNPACK setup+run | check |\n"
-            "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
-            " ---: | --- |\n",
-            f);
+      fputs(
+          "\nXNNPACK in this process (ns per call; ratios are onyx's speed over XNNPACK's;"
+          " kernel API: one thread only)\n\n"
+          "| op | type | n | thr | onyx kernel API | onyx session | XNNPACK run |"
+          " XNNPACK setup+run | XNNPACK copy | memcpy | kernel/XNNPACK run |"
+          " session/XNNPACK run | session/XNNPACK setup+run | check |\n"
+          "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+          " ---: | --- |\n",
+          f);
     char a[32], b[32], c[32], d[32], e[32], g[32], h[32], k[32], m[32];
     fprintf(f, "| %s | %s | %zu | %u | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", r->op,
             r->dtype, r->n, r->threads, fmt(a, sizeof a, "%.0f", r->kernel_ns),
             fmt(b, sizeof b, "%.0f", r->onyx_ns), fmt(c, sizeof c, "%.0f", r->xnn_ns),
             fmt(d, sizeof d, "%.0f", r->xnn_setup_ns), fmt(e, sizeof e, "%.0f", r->xnn_copy_ns),
-            fmt(m, sizeof m, "%.0f", r->memcpy_ns), fmt(g, sizeof g, "%.2f", r->xnn_ns / r->kernel_ns),
+            fmt(m, sizeof m, "%.0f", r->memcpy_ns),
+            fmt(g, sizeof g, "%.2f", r->xnn_ns / r->kernel_ns),
             fmt(h, sizeof h, "%.2f", r->xnn_ns / r->onyx_ns),
             fmt(k, sizeof k, "%.2f", r->xnn_setup_ns / r->onyx_ns), r->xnn_check);
   }
@@ -910,12 +917,13 @@ static void write_markdown(const char *path, const char *title) {
     const row *r = &rows[i];
     if (r->section != 0) continue;
     if (!head++)
-      fputs("\n| op | type | n | thr | onyx ns/call | onyx GB/s | memcpy GB/s | ORT run GB/s |"
-            " ORT kernel GB/s | XNNPACK GB/s | onyx/memcpy | onyx/ORT kernel | onyx/XNNPACK |"
-            " check |\n"
-            "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
-            " ---: | --- |\n",
-            f);
+      fputs(
+          "\n| op | type | n | thr | onyx ns/call | onyx GB/s | memcpy GB/s | ORT run GB/s |"
+          " ORT kernel GB/s | XNNPACK GB/s | onyx/memcpy | onyx/ORT kernel | onyx/XNNPACK |"
+          " check |\n"
+          "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+          " ---: | --- |\n",
+          f);
     char a[32], b[32], c[32], d[32], e[32], g[32], h[32], x[32], y[32];
     double og = gbs(r->bytes, r->onyx_ns), mg = gbs(r->bytes, r->memcpy_ns);
     double rg = gbs(r->bytes, r->ort_run_ns), kg = gbs(r->bytes, r->ort_kernel_us * 1e3);
@@ -1098,13 +1106,13 @@ int main(int argc, char **argv) {
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-#define NEED_VALUE()                                                 \
-  do {                                                               \
-    if (!v) {                                                        \
-      fprintf(stderr, "onyx_bench: %s needs a value\n", a);          \
-      return 2;                                                      \
-    }                                                                \
-    i++;                                                             \
+#define NEED_VALUE()                                        \
+  do {                                                      \
+    if (!v) {                                               \
+      fprintf(stderr, "onyx_bench: %s needs a value\n", a); \
+      return 2;                                             \
+    }                                                       \
+    i++;                                                    \
   } while (0)
     if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
       usage(stdout);
@@ -1191,7 +1199,10 @@ int main(int argc, char **argv) {
                        !strcmp(q, "int8") || !strcmp(q, "int64");
     }
   }
-  if (!each_item(sizes ? sizes : quick ? "1e3,1e6" : "1,1e3,1e5,1e6,1.6e7,6.4e7", add_size, &cfg) ||
+  if (!each_item(sizes   ? sizes
+                 : quick ? "1e3,1e6"
+                         : "1,1e3,1e5,1e6,1.6e7,6.4e7",
+                 add_size, &cfg) ||
       !each_item(threads ? threads : "1,2", add_threads, &cfg))
     return 2;
   if (quick && !time_set) cfg.target_s = 0.05;
@@ -1230,8 +1241,9 @@ int main(int argc, char **argv) {
            getenv("ONYX_ISA") ? ", ONYX_ISA=" : "", getenv("ONYX_ISA") ? getenv("ONYX_ISA") : "",
            cfg.ort ? ort.version : "not run", cfg.xnn ? "in process" : "not run", cfg.target_s);
   fputs(title, stdout);
-  printf("GB/s = (bytes read + bytes written) / median time of one call; "
-         "ORT kern = ONNX Runtime's profiler kernel time; check = same output hash\n\n");
+  printf(
+      "GB/s = (bytes read + bytes written) / median time of one call; "
+      "ORT kern = ONNX Runtime's profiler kernel time; check = same output hash\n\n");
   print_header();
 
   buffers buf;
@@ -1244,8 +1256,8 @@ int main(int argc, char **argv) {
         char path[4096];
         model_path(&cfg, OPS[oi].file, TYPES[ti].name, path, sizeof path);
         for (int hi = 0; hi < cfg.n_threads; hi++)
-          run_case(&cfg, &ort, &buf, OPS[oi].name, path, &TYPES[ti], cfg.sizes[si],
-                   cfg.threads[hi], 1);
+          run_case(&cfg, &ort, &buf, OPS[oi].name, path, &TYPES[ti], cfg.sizes[si], cfg.threads[hi],
+                   1);
       }
     }
     buffers_free(&buf);
@@ -1259,8 +1271,10 @@ int main(int argc, char **argv) {
   if (cfg.md_path) write_markdown(cfg.md_path, title);
   free(rows);
   if (onyx_failures || mismatches) {
-    fprintf(stderr, "onyx_bench: %d case(s) where onyx failed, %d where its output differs from "
-                    "ONNX Runtime's, its kernel API's or XNNPACK's\n", onyx_failures, mismatches);
+    fprintf(stderr,
+            "onyx_bench: %d case(s) where onyx failed, %d where its output differs from "
+            "ONNX Runtime's, its kernel API's or XNNPACK's\n",
+            onyx_failures, mismatches);
     return 1;
   }
   return 0;

@@ -34,12 +34,18 @@ xnn_kind xnn_kind_of(const char *op, const char *dtype) {
  * range and splits it into tiles for the thread pool. */
 static enum xnn_status create(xnn_kind kind, float lo, float hi, xnn_operator_t *op) {
   switch (kind) {
-    case XNN_CEIL_F32: return xnn_create_ceiling_nc_f32(1, 1, 1, 0, op);
-    case XNN_FLOOR_F32: return xnn_create_floor_nc_f32(1, 1, 1, 0, op);
-    case XNN_CLAMP_F32: return xnn_create_clamp_nc_f32(1, 1, 1, lo, hi, 0, op);
-    case XNN_CLAMP_F16: return xnn_create_clamp_nc_f16(1, 1, 1, lo, hi, 0, op);
-    case XNN_COPY_X32: return xnn_create_copy_nc_x32(1, 1, 1, 0, op);
-    default: return xnn_status_invalid_parameter;
+    case XNN_CEIL_F32:
+      return xnn_create_ceiling_nc_f32(1, 1, 1, 0, op);
+    case XNN_FLOOR_F32:
+      return xnn_create_floor_nc_f32(1, 1, 1, 0, op);
+    case XNN_CLAMP_F32:
+      return xnn_create_clamp_nc_f32(1, 1, 1, lo, hi, 0, op);
+    case XNN_CLAMP_F16:
+      return xnn_create_clamp_nc_f16(1, 1, 1, lo, hi, 0, op);
+    case XNN_COPY_X32:
+      return xnn_create_copy_nc_x32(1, 1, 1, 0, op);
+    default:
+      return xnn_status_invalid_parameter;
   }
 }
 
@@ -47,12 +53,18 @@ static enum xnn_status setup(const xnn_job *j) {
   xnn_operator_t op = j->op;
   pthreadpool_t pool = j->pool;
   switch (j->kind) {
-    case XNN_CEIL_F32: return xnn_setup_ceiling_nc_f32(op, j->n, j->x, j->y, pool);
-    case XNN_FLOOR_F32: return xnn_setup_floor_nc_f32(op, j->n, j->x, j->y, pool);
-    case XNN_CLAMP_F32: return xnn_setup_clamp_nc_f32(op, j->n, j->x, j->y, pool);
-    case XNN_CLAMP_F16: return xnn_setup_clamp_nc_f16(op, j->n, j->x, j->y, pool);
-    case XNN_COPY_X32: return xnn_setup_copy_nc_x32(op, j->n, j->x, j->y, pool);
-    default: return xnn_status_invalid_parameter;
+    case XNN_CEIL_F32:
+      return xnn_setup_ceiling_nc_f32(op, j->n, j->x, j->y, pool);
+    case XNN_FLOOR_F32:
+      return xnn_setup_floor_nc_f32(op, j->n, j->x, j->y, pool);
+    case XNN_CLAMP_F32:
+      return xnn_setup_clamp_nc_f32(op, j->n, j->x, j->y, pool);
+    case XNN_CLAMP_F16:
+      return xnn_setup_clamp_nc_f16(op, j->n, j->x, j->y, pool);
+    case XNN_COPY_X32:
+      return xnn_setup_copy_nc_x32(op, j->n, j->x, j->y, pool);
+    default:
+      return xnn_status_invalid_parameter;
   }
 }
 

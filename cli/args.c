@@ -280,12 +280,18 @@ static int set_flag(const char *arg, unsigned allowed, cli_args *a) {
 static const struct {
   const char *name;
   unsigned flag;
-} VALUED[] = {{"--threads", CLI_OPT_THREADS},   {"--isa", CLI_OPT_ISA},
-              {"--input", CLI_OPT_INPUT},       {"--output-dir", CLI_OPT_OUTPUT_DIR},
-              {"--format", CLI_OPT_FORMAT},     {"--shape", CLI_OPT_SHAPE},
-              {"--warmup", CLI_OPT_WARMUP},     {"--runs", CLI_OPT_RUNS},
-              {"--duration", CLI_OPT_DURATION}, {"--include", CLI_OPT_FILTER},
-              {"--exclude", CLI_OPT_FILTER},    {"--junit", CLI_OPT_REPORT},
+} VALUED[] = {{"--threads", CLI_OPT_THREADS},
+              {"--isa", CLI_OPT_ISA},
+              {"--input", CLI_OPT_INPUT},
+              {"--output-dir", CLI_OPT_OUTPUT_DIR},
+              {"--format", CLI_OPT_FORMAT},
+              {"--shape", CLI_OPT_SHAPE},
+              {"--warmup", CLI_OPT_WARMUP},
+              {"--runs", CLI_OPT_RUNS},
+              {"--duration", CLI_OPT_DURATION},
+              {"--include", CLI_OPT_FILTER},
+              {"--exclude", CLI_OPT_FILTER},
+              {"--junit", CLI_OPT_REPORT},
               {"-j", CLI_OPT_JOBS}};
 
 /* Finds the valued option arg names ("--opt" or "--opt=VALUE"): returns
@@ -330,49 +336,49 @@ static int set_test_option(cli_args *a, const char *name, const char *value) {
 /* Checks and stores the value of the option name (its flag is flag). */
 static int set_valued(cli_args *a, unsigned flag, const char *name, const char *value) {
   switch (flag) {
-  case CLI_OPT_FILTER:
-  case CLI_OPT_REPORT:
-    return set_test_option(a, name, value);
-  case CLI_OPT_JOBS: {
-    long long jobs;
-    if (!parse_count(a->command, "-j", value, 1, &jobs)) return CLI_USAGE;
-    if (jobs > 256) {
-      cli_usage_error(a->command, "-j: '%s' is more than 256", value);
-      return CLI_USAGE;
+    case CLI_OPT_FILTER:
+    case CLI_OPT_REPORT:
+      return set_test_option(a, name, value);
+    case CLI_OPT_JOBS: {
+      long long jobs;
+      if (!parse_count(a->command, "-j", value, 1, &jobs)) return CLI_USAGE;
+      if (jobs > 256) {
+        cli_usage_error(a->command, "-j: '%s' is more than 256", value);
+        return CLI_USAGE;
+      }
+      a->jobs = (uint32_t)jobs;
+      return CLI_OK;
     }
-    a->jobs = (uint32_t)jobs;
-    return CLI_OK;
-  }
-  case CLI_OPT_THREADS:
-    return parse_threads(a->command, value, &a->opts.threads) ? CLI_OK : CLI_USAGE;
-  case CLI_OPT_ISA:
-    return parse_isa(a->command, value, &a->opts.isa_cap) ? CLI_OK : CLI_USAGE;
-  case CLI_OPT_INPUT:
-    return add_pair(a, "--input", "NAME=FILE", value, a->inputs, &a->n_inputs);
-  case CLI_OPT_SHAPE:
-    return add_pair(a, "--shape", "NAME=DIMS", value, a->shapes, &a->n_shapes);
-  case CLI_OPT_OUTPUT_DIR:
-    if (value[0] == '\0') {
-      cli_usage_error(a->command, "--output-dir needs a folder name");
-      return CLI_USAGE;
-    }
-    a->output_dir = value;
-    return CLI_OK;
-  case CLI_OPT_FORMAT:
-    if (strcmp(value, "pb") != 0 && strcmp(value, "npy") != 0) {
-      cli_usage_error(a->command, "--format: '%s' is not pb or npy", value);
-      return CLI_USAGE;
-    }
-    a->format = value;
-    return CLI_OK;
-  case CLI_OPT_WARMUP:
-    return parse_count(a->command, "--warmup", value, 0, &a->warmup) ? CLI_OK : CLI_USAGE;
-  case CLI_OPT_RUNS:
-    return parse_count(a->command, "--runs", value, 1, &a->runs) ? CLI_OK : CLI_USAGE;
-  case CLI_OPT_DURATION:
-    return parse_seconds(a->command, value, &a->duration) ? CLI_OK : CLI_USAGE;
-  default:
-    return CLI_OK;
+    case CLI_OPT_THREADS:
+      return parse_threads(a->command, value, &a->opts.threads) ? CLI_OK : CLI_USAGE;
+    case CLI_OPT_ISA:
+      return parse_isa(a->command, value, &a->opts.isa_cap) ? CLI_OK : CLI_USAGE;
+    case CLI_OPT_INPUT:
+      return add_pair(a, "--input", "NAME=FILE", value, a->inputs, &a->n_inputs);
+    case CLI_OPT_SHAPE:
+      return add_pair(a, "--shape", "NAME=DIMS", value, a->shapes, &a->n_shapes);
+    case CLI_OPT_OUTPUT_DIR:
+      if (value[0] == '\0') {
+        cli_usage_error(a->command, "--output-dir needs a folder name");
+        return CLI_USAGE;
+      }
+      a->output_dir = value;
+      return CLI_OK;
+    case CLI_OPT_FORMAT:
+      if (strcmp(value, "pb") != 0 && strcmp(value, "npy") != 0) {
+        cli_usage_error(a->command, "--format: '%s' is not pb or npy", value);
+        return CLI_USAGE;
+      }
+      a->format = value;
+      return CLI_OK;
+    case CLI_OPT_WARMUP:
+      return parse_count(a->command, "--warmup", value, 0, &a->warmup) ? CLI_OK : CLI_USAGE;
+    case CLI_OPT_RUNS:
+      return parse_count(a->command, "--runs", value, 1, &a->runs) ? CLI_OK : CLI_USAGE;
+    case CLI_OPT_DURATION:
+      return parse_seconds(a->command, value, &a->duration) ? CLI_OK : CLI_USAGE;
+    default:
+      return CLI_OK;
   }
 }
 
@@ -441,7 +447,6 @@ int cli_wants_help(int argc, char **argv, int first) {
   }
   return 0;
 }
-
 
 int cli_one_model(const cli_args *a) {
   if (a->n_positional == 1) return CLI_OK;

@@ -14,8 +14,14 @@
 #include "onyx.h"
 
 /* AttributeProto.AttributeType values that onyx_model_node_attribute fills. */
-enum { ATTR_FLOAT = 1, ATTR_INT = 2, ATTR_STRING = 3, ATTR_TENSOR = 4, ATTR_FLOATS = 6,
-       ATTR_INTS = 7 };
+enum {
+  ATTR_FLOAT = 1,
+  ATTR_INT = 2,
+  ATTR_STRING = 3,
+  ATTR_TENSOR = 4,
+  ATTR_FLOATS = 6,
+  ATTR_INTS = 7
+};
 enum { SHOWN_VALUES = 8, JSON_TENSOR_VALUES = 16 };
 
 /* Writes a formatted number; JSON has no nan or inf, so there they are strings. */
@@ -81,26 +87,32 @@ static void put_attr_value(const onyx_attribute_info *a, int json) {
   char buf[CLI_VALUE_CHARS];
   size_t list_shown = json ? a->count : SHOWN_VALUES;
   switch (a->type) {
-  case ATTR_FLOAT:
-    cli_format_value(buf, sizeof buf, ONYX_DTYPE_FLOAT, (const unsigned char *)&a->f);
-    put_number(buf, json);
-    break;
-  case ATTR_INT: printf("%" PRId64, a->i); break;
-  case ATTR_STRING:
-    if (json)
-      cli_put_json(stdout, a->s ? a->s : "");
-    else
-      printf("'%s'", cli_esc(a->s ? a->s : ""));
-    break;
-  case ATTR_FLOATS: put_values(ONYX_DTYPE_FLOAT, a->floats, a->count, list_shown, json); break;
-  case ATTR_INTS: put_values(ONYX_DTYPE_INT64, a->ints, a->count, list_shown, json); break;
-  default:
-    if (a->type == ATTR_TENSOR && a->has_tensor)
-      put_tensor(&a->tensor, json);
-    else if (json)
-      fputs("null", stdout);
-    else
-      printf("(AttributeProto type %d, not shown)", a->type);
+    case ATTR_FLOAT:
+      cli_format_value(buf, sizeof buf, ONYX_DTYPE_FLOAT, (const unsigned char *)&a->f);
+      put_number(buf, json);
+      break;
+    case ATTR_INT:
+      printf("%" PRId64, a->i);
+      break;
+    case ATTR_STRING:
+      if (json)
+        cli_put_json(stdout, a->s ? a->s : "");
+      else
+        printf("'%s'", cli_esc(a->s ? a->s : ""));
+      break;
+    case ATTR_FLOATS:
+      put_values(ONYX_DTYPE_FLOAT, a->floats, a->count, list_shown, json);
+      break;
+    case ATTR_INTS:
+      put_values(ONYX_DTYPE_INT64, a->ints, a->count, list_shown, json);
+      break;
+    default:
+      if (a->type == ATTR_TENSOR && a->has_tensor)
+        put_tensor(&a->tensor, json);
+      else if (json)
+        fputs("null", stdout);
+      else
+        printf("(AttributeProto type %d, not shown)", a->type);
   }
 }
 

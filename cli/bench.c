@@ -30,7 +30,7 @@
 #include "core/half.h"
 #include "onyx.h"
 
-#define DEFAULT_WARMUP 5
+#define DEFAULT_WARMUP   5
 #define DEFAULT_DURATION 1.0
 /* Progress appears once the timed runs have taken this long... */
 #define PROGRESS_AFTER 1.0
@@ -65,32 +65,32 @@ static double rng_real(rng *r) {
 /* Stores v (a value every type can hold) as one element of type dt. */
 static void store_value(onyx_dtype dt, void *p, double v) {
   switch (dt) {
-  case ONYX_DTYPE_FLOAT: {
-    float f = (float)v;
-    memcpy(p, &f, sizeof f);
-    return;
-  }
-  case ONYX_DTYPE_DOUBLE:
-    memcpy(p, &v, sizeof v);
-    return;
-  case ONYX_DTYPE_FLOAT16: {
-    onyx__f16 h = onyx__f32_to_f16((float)v);
-    memcpy(p, &h.bits, sizeof h.bits);
-    return;
-  }
-  case ONYX_DTYPE_BFLOAT16: {
-    onyx__bf16 b = onyx__f32_to_bf16((float)v);
-    memcpy(p, &b.bits, sizeof b.bits);
-    return;
-  }
-  default: {
-    /* Integers: little-endian two's complement of the rounded value. */
-    int64_t i = (int64_t)v;
-    uint64_t u = (uint64_t)i;
-    size_t size = onyx_dtype_size(dt);
-    for (size_t k = 0; k < size; k++) ((unsigned char *)p)[k] = (unsigned char)(u >> (8 * k));
-    return;
-  }
+    case ONYX_DTYPE_FLOAT: {
+      float f = (float)v;
+      memcpy(p, &f, sizeof f);
+      return;
+    }
+    case ONYX_DTYPE_DOUBLE:
+      memcpy(p, &v, sizeof v);
+      return;
+    case ONYX_DTYPE_FLOAT16: {
+      onyx__f16 h = onyx__f32_to_f16((float)v);
+      memcpy(p, &h.bits, sizeof h.bits);
+      return;
+    }
+    case ONYX_DTYPE_BFLOAT16: {
+      onyx__bf16 b = onyx__f32_to_bf16((float)v);
+      memcpy(p, &b.bits, sizeof b.bits);
+      return;
+    }
+    default: {
+      /* Integers: little-endian two's complement of the rounded value. */
+      int64_t i = (int64_t)v;
+      uint64_t u = (uint64_t)i;
+      size_t size = onyx_dtype_size(dt);
+      for (size_t k = 0; k < size; k++) ((unsigned char *)p)[k] = (unsigned char)(u >> (8 * k));
+      return;
+    }
   }
 }
 
@@ -252,20 +252,22 @@ static int resolve_shape(const char *model, const onyx_value_info *v, shape_arg 
       int64_t size[ONYX_MAX_RANK];
       if (!parse_dims(one->spec, one->dims, &r, size)) return CLI_USAGE;
       if (r != 1) {
-        cli_usage_error("bench", "--shape %s: the size of dimension '%s' is one number",
-                        one->spec, dim_name);
+        cli_usage_error("bench", "--shape %s: the size of dimension '%s' is one number", one->spec,
+                        dim_name);
         return CLI_USAGE;
       }
       dims[d] = size[0];
     } else if (dim_name) {
       fprintf(stderr,
-              "onyx: %s: input '%s': dimension %" PRIu32 " is the symbolic '%s': give its size "
+              "onyx: %s: input '%s': dimension %" PRIu32
+              " is the symbolic '%s': give its size "
               "with --shape %s=SIZE (or the input's shape with --shape %s=DIMS)\n",
               cli_esc(model), name, d, cli_esc(dim_name), cli_esc(dim_name), name);
       rc = CLI_USAGE;
     } else {
       fprintf(stderr,
-              "onyx: %s: input '%s': dimension %" PRIu32 " has no fixed size: give the input's "
+              "onyx: %s: input '%s': dimension %" PRIu32
+              " has no fixed size: give the input's "
               "shape with --shape %s=DIMS\n",
               cli_esc(model), name, d, name);
       rc = CLI_USAGE;
@@ -423,8 +425,7 @@ static int time_node(const onyx_node_info *node, const value_shape *in, int64_t 
     if (i >= warmup) t[i - warmup] = t1 - t0;
   }
   if (st != ONYX_OK) {
-    snprintf(res->note, sizeof res->note, "not timed: %s (%s)", err.message,
-             onyx_status_name(st));
+    snprintf(res->note, sizeof res->note, "not timed: %s (%s)", err.message, onyx_status_name(st));
   } else {
     qsort(t, runs, sizeof *t, cmp_double);
     res->timed = 1;
@@ -462,8 +463,8 @@ static int read_nodes(const onyx_model *model, onyx_node_info **nodes, size_t *n
  * inputs and outputs as run, carried through the element-wise nodes in
  * both directions until nothing changes. */
 static int known_shapes(const onyx_session *session, const onyx_tensor *inputs,
-                        const onyx_tensor *outputs, const onyx_node_info *nodes,
-                        size_t n_nodes, value_table *vt) {
+                        const onyx_tensor *outputs, const onyx_node_info *nodes, size_t n_nodes,
+                        value_table *vt) {
   size_t n_in = onyx_session_input_count(session), n_out = onyx_session_output_count(session);
   for (size_t i = 0; i < n_in + n_out; i++) {
     onyx_value_info v;
@@ -518,11 +519,12 @@ static void print_per_node(const onyx_node_info *nodes, const node_result *res, 
   double total = 0;
   for (size_t i = 0; i < n_nodes; i++)
     if (res[i].timed) total += res[i].median;
-  printf("per-node: each node timed alone, %zu runs after %lld warm-up runs, through the\n"
-         "  kernel API on one thread, on random buffers of its input's shape and type\n"
-         "  (a session run may fuse nodes and use threads: these times are not a breakdown\n"
-         "  of the latency above)\n",
-         runs, warmup);
+  printf(
+      "per-node: each node timed alone, %zu runs after %lld warm-up runs, through the\n"
+      "  kernel API on one thread, on random buffers of its input's shape and type\n"
+      "  (a session run may fuse nodes and use threads: these times are not a breakdown\n"
+      "  of the latency above)\n",
+      runs, warmup);
   for (size_t i = 0; i < n_nodes; i++) {
     const onyx_node_info *nd = &nodes[i];
     printf("  node %zu %s", i, cli_esc(nd->op_type));
@@ -539,9 +541,8 @@ static void print_per_node(const onyx_node_info *nodes, const node_result *res, 
   }
 }
 
-static int per_node(const onyx_model *model, const onyx_session *session,
-                    const onyx_tensor *inputs, const onyx_tensor *outputs, long long warmup,
-                    size_t runs, rng *r) {
+static int per_node(const onyx_model *model, const onyx_session *session, const onyx_tensor *inputs,
+                    const onyx_tensor *outputs, long long warmup, size_t runs, rng *r) {
   value_table vt = {0};
   onyx_node_info *nodes = NULL;
   node_result *res = NULL;
@@ -640,15 +641,16 @@ static int resolve_shapes(bench_state *b) {
   int rc = CLI_OK;
   for (size_t i = 0; i < b->m.n_in; i++) {
     b->inputs[i].dtype = b->m.in_info[i].dtype;
-    int r = resolve_shape(b->m.path, &b->m.in_info[i], b->shapes, b->n_shapes,
-                          &b->inputs[i].rank, b->inputs[i].dims);
+    int r = resolve_shape(b->m.path, &b->m.in_info[i], b->shapes, b->n_shapes, &b->inputs[i].rank,
+                          b->inputs[i].dims);
     if (r != CLI_OK) rc = r;
   }
   for (size_t k = 0; k < b->n_shapes; k++) {
     const shape_arg *s = &b->shapes[k];
     if (s->used || names_symbolic_dim(&b->m, s)) continue;
-    fprintf(stderr, "onyx: %s: --shape %s: the model has no input or symbolic dimension "
-                    "named '%s'\n",
+    fprintf(stderr,
+            "onyx: %s: --shape %s: the model has no input or symbolic dimension "
+            "named '%s'\n",
             cli_esc(b->m.path), cli_esc(s->spec), cli_esc_n(s->spec, s->name_len));
     rc = CLI_USAGE;
   }
@@ -738,8 +740,13 @@ static bench_summary summarize(const bench_state *b) {
   size_t n = b->tm.n;
   double sum = 0;
   for (size_t i = 0; i < n; i++) sum += t[i];
-  bench_summary s = {quantile(t, n, 0.5), quantile(t, n, 0.9), quantile(t, n, 0.99), t[0],
-                     sum / (double)n, t[n - 1], b->wall > 0 ? (double)n / b->wall : 0};
+  bench_summary s = {quantile(t, n, 0.5),
+                     quantile(t, n, 0.9),
+                     quantile(t, n, 0.99),
+                     t[0],
+                     sum / (double)n,
+                     t[n - 1],
+                     b->wall > 0 ? (double)n / b->wall : 0};
   return s;
 }
 
@@ -758,11 +765,12 @@ static void print_report(const bench_state *b, const cli_args *a, long long warm
          a->opts.threads ? "" : " (onyx's default)", isa_cap_name(a),
          onyx_isa_name(onyx_isa_detected()));
   printf("runs: %zu timed in %.6f s, after %lld warm-up runs\n", b->tm.n, b->wall, warmup);
-  printf("latency: median %.3f us, p90 %.3f us, p99 %.3f us (min %.3f us, mean %.3f us, "
-         "max %.3f us)\n",
-         s.median * 1e6, s.p90 * 1e6, s.p99 * 1e6, s.min * 1e6, s.mean * 1e6, s.max * 1e6);
-  printf("throughput: %.1f runs/s, %.3f GB/s (%zu bytes of inputs and outputs per run)\n",
-         s.per_s, s.per_s * (double)b->bytes_per_run / 1e9, b->bytes_per_run);
+  printf(
+      "latency: median %.3f us, p90 %.3f us, p99 %.3f us (min %.3f us, mean %.3f us, "
+      "max %.3f us)\n",
+      s.median * 1e6, s.p90 * 1e6, s.p99 * 1e6, s.min * 1e6, s.mean * 1e6, s.max * 1e6);
+  printf("throughput: %.1f runs/s, %.3f GB/s (%zu bytes of inputs and outputs per run)\n", s.per_s,
+         s.per_s * (double)b->bytes_per_run / 1e9, b->bytes_per_run);
 }
 
 /* " \"inputs\": [{\"name\": N, \"type\": T, \"shape\": [..]}, ...]" as run. */
@@ -789,11 +797,12 @@ static void print_report_json(const bench_state *b, const cli_args *a, long long
   printf(", \"session\": {\"threads\": %" PRIu32 ", \"isa_cap\": \"%s\", \"isa\": \"%s\"}",
          a->opts.threads, isa_cap_name(a), onyx_isa_name(onyx_isa_detected()));
   printf(", \"runs\": %zu, \"seconds\": %.6f, \"warmup\": %lld", b->tm.n, b->wall, warmup);
-  printf(", \"latency_us\": {\"median\": %.3f, \"p90\": %.3f, \"p99\": %.3f, \"min\": %.3f, "
-         "\"mean\": %.3f, \"max\": %.3f}",
-         s.median * 1e6, s.p90 * 1e6, s.p99 * 1e6, s.min * 1e6, s.mean * 1e6, s.max * 1e6);
-  printf(", \"runs_per_second\": %.1f, \"gb_per_second\": %.3f, \"bytes_per_run\": %zu}\n",
-         s.per_s, s.per_s * (double)b->bytes_per_run / 1e9, b->bytes_per_run);
+  printf(
+      ", \"latency_us\": {\"median\": %.3f, \"p90\": %.3f, \"p99\": %.3f, \"min\": %.3f, "
+      "\"mean\": %.3f, \"max\": %.3f}",
+      s.median * 1e6, s.p90 * 1e6, s.p99 * 1e6, s.min * 1e6, s.mean * 1e6, s.max * 1e6);
+  printf(", \"runs_per_second\": %.1f, \"gb_per_second\": %.3f, \"bytes_per_run\": %zu}\n", s.per_s,
+         s.per_s * (double)b->bytes_per_run / 1e9, b->bytes_per_run);
 }
 
 /* Inputs, one untimed run that lets onyx allocate the outputs (the others

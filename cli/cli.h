@@ -61,7 +61,7 @@ typedef struct cli_args {
   int per_node;
   int progress;
   /* test */
-  int strict; /* skips (ops, types, domains onyx lacks) count as failures */
+  int strict;                        /* skips (ops, types, domains onyx lacks) count as failures */
   const char **includes, **excludes; /* regular expressions (regcomp, extended) */
   size_t n_includes, n_excludes;
   int json;          /* JSON on stdout (test: one record per case) */

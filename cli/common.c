@@ -79,8 +79,7 @@ const char *cli_error_text(const char *file, onyx_status st, const onyx_error *e
   if (!err || !err->message[0]) return onyx_status_description(st);
   const char *msg = err->message;
   size_t len = file ? strlen(file) : 0;
-  if (len && strncmp(msg, file, len) == 0 && msg[len] == ':' && msg[len + 1] == ' ')
-    msg += len + 2;
+  if (len && strncmp(msg, file, len) == 0 && msg[len] == ':' && msg[len + 1] == ' ') msg += len + 2;
   return msg[0] ? msg : onyx_status_description(st);
 }
 
@@ -121,7 +120,6 @@ char *cli_str_printf(const char *fmt, ...) {
   va_end(ap);
   return s;
 }
-
 
 void cli_sb_printf(cli_strbuf *sb, const char *fmt, ...) {
   if (sb->oom) return;
@@ -222,7 +220,6 @@ int cli_open_model(const char *path, const onyx_session_options *opts, onyx_mode
   }
   return CLI_OK;
 }
-
 
 /* Reads the session's input (in = 1) or output descriptions into m. */
 static int read_infos(cli_model *m, int in) {

@@ -192,8 +192,7 @@ static npy_status parse_shape(hparser *p, uint32_t *rank, int64_t *dims) {
     if (n == ONYX_MAX_RANK) {
       p->pos = p->len; /* the message does not need a position */
       return fail(p->why, p->why_size, NPY_UNSUPPORTED,
-                  ".npy header: 'shape' has more than %d dimensions, onyx's limit",
-                  ONYX_MAX_RANK);
+                  ".npy header: 'shape' has more than %d dimensions, onyx's limit", ONYX_MAX_RANK);
     }
     dims[n++] = (int64_t)v;
     skip_space(p);
@@ -220,8 +219,7 @@ static npy_status parse_header(hparser *p, npy_header *h) {
   int have_descr = 0, have_fortran = 0, have_shape = 0;
   npy_status st;
   if (p->len == 0 || p->s[p->len - 1] != '\n')
-    return fail(p->why, p->why_size, NPY_BAD_HEADER,
-                ".npy header: does not end with a newline");
+    return fail(p->why, p->why_size, NPY_BAD_HEADER, ".npy header: does not end with a newline");
   skip_space(p);
   if (peek(p) != '{') return bad(p, "expected '{'%s", "");
   p->pos++;
@@ -305,18 +303,18 @@ static npy_status check_descr(const char *descr, onyx_dtype *dtype, int *big, ch
  * text and *hlen to the header text's length, which is within the file and
  * at most NPY_MAX_HEADER.
  */
-static npy_status decode_prefix(const unsigned char *b, size_t avail, size_t total,
-                                size_t *prefix, size_t *hlen, char *why, size_t why_size) {
+static npy_status decode_prefix(const unsigned char *b, size_t avail, size_t total, size_t *prefix,
+                                size_t *hlen, char *why, size_t why_size) {
   if (!npy_has_magic(b, avail))
-    return fail(why, why_size, NPY_BAD_MAGIC, "not a .npy file (it does not start with "
-                                              "\"\\x93NUMPY\")");
+    return fail(why, why_size, NPY_BAD_MAGIC,
+                "not a .npy file (it does not start with "
+                "\"\\x93NUMPY\")");
   if (total < NPY_MAGIC_LEN + 2)
     return fail(why, why_size, NPY_TRUNCATED, ".npy: the file ends inside the version");
   unsigned major = b[6], minor = b[7];
   if ((major != 1 && major != 2 && major != 3) || minor != 0)
     return fail(why, why_size, NPY_BAD_MAGIC,
-                ".npy: format version %u.%u is not supported (1.0, 2.0 and 3.0 are)", major,
-                minor);
+                ".npy: format version %u.%u is not supported (1.0, 2.0 and 3.0 are)", major, minor);
   size_t len_bytes = major == 1 ? 2 : 4;
   *prefix = NPY_MAGIC_LEN + 2 + len_bytes;
   if (total < *prefix)
@@ -325,8 +323,8 @@ static npy_status decode_prefix(const unsigned char *b, size_t avail, size_t tot
   if (len_bytes == 4) *hlen |= (size_t)b[10] << 16 | (size_t)b[11] << 24;
   if (total - *prefix < *hlen)
     return fail(why, why_size, NPY_TRUNCATED,
-                ".npy: the file ends inside the header (%zu of %zu header bytes)",
-                total - *prefix, *hlen);
+                ".npy: the file ends inside the header (%zu of %zu header bytes)", total - *prefix,
+                *hlen);
   if (*hlen > NPY_MAX_HEADER)
     return fail(why, why_size, NPY_BAD_HEADER,
                 ".npy: a header of %zu bytes: onyx reads at most %d (numpy writes a few "
@@ -367,8 +365,8 @@ static npy_status decode_header(const char *text, size_t hlen, size_t have, onyx
   size_t need = count * esize;
   if (have < need)
     return fail(why, why_size, NPY_TRUNCATED,
-                ".npy: the data is truncated: %zu bytes, shape %s of '%s' needs %zu", have,
-                shape, h.descr, need);
+                ".npy: the data is truncated: %zu bytes, shape %s of '%s' needs %zu", have, shape,
+                h.descr, need);
   if (have > need)
     return fail(why, why_size, NPY_SIZE,
                 ".npy: %zu bytes after the data (shape %s of '%s' needs %zu, the file has %zu)",
@@ -382,8 +380,7 @@ static npy_status decode_header(const char *text, size_t hlen, size_t have, onyx
 
 /* Puts t's data, big-endian or not as the file said, in host order. */
 static void to_host(onyx_tensor *t, int big) {
-  if (big != onyx__host_big_endian())
-    onyx__swap_bytes(t->data, t->size, onyx_dtype_size(t->dtype));
+  if (big != onyx__host_big_endian()) onyx__swap_bytes(t->data, t->size, onyx_dtype_size(t->dtype));
 }
 
 npy_status npy_decode(const void *bytes, size_t size, onyx_tensor *out, char *why,
@@ -422,8 +419,7 @@ static npy_status read_exact(FILE *f, void *buf, size_t n, char *why, size_t why
 
 /* Reads the header of the file f of total bytes, then its data straight
  * into out's new buffer. */
-static npy_status read_npy(FILE *f, size_t total, onyx_tensor *out, char *why,
-                           size_t why_size) {
+static npy_status read_npy(FILE *f, size_t total, onyx_tensor *out, char *why, size_t why_size) {
   unsigned char head[NPY_PREFIX_MAX];
   size_t avail = total < sizeof head ? total : sizeof head;
   size_t prefix = 0, hlen = 0;
@@ -437,8 +433,7 @@ static npy_status read_npy(FILE *f, size_t total, onyx_tensor *out, char *why,
   size_t early = avail - prefix < hlen ? avail - prefix : hlen;
   memcpy(text, head + prefix, early);
   st = read_exact(f, text + early, hlen - early, why, why_size);
-  if (st == NPY_OK)
-    st = decode_header(text, hlen, total - prefix - hlen, out, &big, why, why_size);
+  if (st == NPY_OK) st = decode_header(text, hlen, total - prefix - hlen, out, &big, why, why_size);
   free(text);
   if (st != NPY_OK) return st;
   if (out->size > 0 && (out->data = malloc(out->size)) == NULL)
@@ -491,7 +486,8 @@ npy_status npy_load_file(const char *path, onyx_tensor *out, char *why, size_t w
 /* ---- Writing ------------------------------------------------------------ */
 
 /* The bytes before the data: magic, version, length and padded header. */
-#define NPY_HEADER_MAX (NPY_MAGIC_LEN + 4 + 64 + ONYX_MAX_RANK * 22 + NPY_GROWTH_DIGITS + 2 * NPY_ALIGN)
+#define NPY_HEADER_MAX \
+  (NPY_MAGIC_LEN + 4 + 64 + ONYX_MAX_RANK * 22 + NPY_GROWTH_DIGITS + 2 * NPY_ALIGN)
 
 /*
  * Writes the .npy header of tensor t into out (NPY_HEADER_MAX bytes) as
@@ -504,8 +500,8 @@ static npy_status encode_header(const onyx_tensor *t, unsigned char *out, size_t
     return fail(why, why_size, NPY_UNSUPPORTED, ".npy: element type %s has no .npy code",
                 onyx_dtype_name(t->dtype));
   if (t->rank > ONYX_MAX_RANK)
-    return fail(why, why_size, NPY_UNSUPPORTED, ".npy: rank %" PRIu32 " is more than %d",
-                t->rank, ONYX_MAX_RANK);
+    return fail(why, why_size, NPY_UNSUPPORTED, ".npy: rank %" PRIu32 " is more than %d", t->rank,
+                ONYX_MAX_RANK);
   size_t esize = onyx_dtype_size(t->dtype), count;
   for (uint32_t i = 0; i < t->rank; i++)
     if (t->dims[i] < 0)
@@ -524,8 +520,7 @@ static npy_status encode_header(const onyx_tensor *t, unsigned char *out, size_t
   size_t n = (size_t)snprintf(header, sizeof header,
                               "{'descr': '%s', 'fortran_order': False, 'shape': (", descr);
   for (uint32_t i = 0; i < t->rank; i++)
-    n += (size_t)snprintf(header + n, sizeof header - n, "%s%" PRId64, i ? ", " : "",
-                          t->dims[i]);
+    n += (size_t)snprintf(header + n, sizeof header - n, "%s%" PRId64, i ? ", " : "", t->dims[i]);
   n += (size_t)snprintf(header + n, sizeof header - n, "%s), }", t->rank == 1 ? "," : "");
   if (t->rank > 0) {
     char first[24];
@@ -593,8 +588,8 @@ npy_status npy_save_file(const char *path, const onyx_tensor *t, char *why, size
   if (st != NPY_OK) return st;
   FILE *f = fopen(path, "wb");
   if (!f) return fail(why, why_size, NPY_IO, "cannot create: %s", strerror(errno));
-  int error = fwrite(header, 1, hlen, f) != hlen ||
-              write_le(f, t->data, need, onyx_dtype_size(t->dtype));
+  int error =
+      fwrite(header, 1, hlen, f) != hlen || write_le(f, t->data, need, onyx_dtype_size(t->dtype));
   if (fclose(f) != 0) error = 1;
   if (error) return fail(why, why_size, NPY_IO, "write error");
   return NPY_OK;

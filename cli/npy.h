@@ -32,7 +32,7 @@
 /* What went wrong, for callers (and tests) that need more than the text. */
 typedef enum npy_status {
   NPY_OK = 0,
-  NPY_IO,          /* the file could not be opened, read or written */
+  NPY_IO, /* the file could not be opened, read or written */
   NPY_OUT_OF_MEMORY,
   NPY_BAD_MAGIC,   /* not a .npy file, or a format version other than 1, 2, 3 */
   NPY_BAD_HEADER,  /* the header is not a valid dictionary of the three keys */
@@ -63,8 +63,7 @@ int npy_has_magic(const void *bytes, size_t size);
  * array; release with free) of out->size bytes. On failure, *out is zeroed
  * and a one-line message (no file name) is written into why[why_size].
  */
-npy_status npy_decode(const void *bytes, size_t size, onyx_tensor *out, char *why,
-                      size_t why_size);
+npy_status npy_decode(const void *bytes, size_t size, onyx_tensor *out, char *why, size_t why_size);
 
 /* Like npy_decode, on the contents of the file at path, which must be a
  * regular file (anything else is NPY_IO "not a regular file", at once).
@@ -78,8 +77,7 @@ npy_status npy_load_file(const char *path, onyx_tensor *out, char *why, size_t w
  * NPY_UNSUPPORTED for a type without a .npy code and NPY_SIZE when the
  * tensor's size is smaller than its shape needs.
  */
-npy_status npy_encode(const onyx_tensor *t, void **bytes, size_t *size, char *why,
-                      size_t why_size);
+npy_status npy_encode(const onyx_tensor *t, void **bytes, size_t *size, char *why, size_t why_size);
 
 /* Like npy_encode, writing the bytes to the file at path. */
 npy_status npy_save_file(const char *path, const onyx_tensor *t, char *why, size_t why_size);

@@ -78,7 +78,8 @@ static int run_help_or_version(int argc, char **argv) {
     }
     const char *isa = onyx_isa_name(onyx_isa_detected());
     if (json)
-      printf("{\"version\": \"%s\", \"opsets\": {\"ai.onnx\": [1, %" PRId64 "]}, \"isa\": \"%s\"}\n",
+      printf("{\"version\": \"%s\", \"opsets\": {\"ai.onnx\": [1, %" PRId64
+             "]}, \"isa\": \"%s\"}\n",
              onyx_version(), onyx_max_opset(), isa);
     else
       printf("onyx %s (ai.onnx opset up to %" PRId64 ", isa %s)\n", onyx_version(),

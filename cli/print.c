@@ -16,7 +16,7 @@
 /* Printing: more elements than this are summarized with "...", showing
  * EDGE_ITEMS items at each end of every long axis (numpy's defaults). */
 #define SUMMARY_THRESHOLD 1000u
-#define EDGE_ITEMS 3
+#define EDGE_ITEMS        3
 
 static void format_real(char *buf, size_t cap, double v, int precision) {
   if (isnan(v))
@@ -33,18 +33,18 @@ uint64_t cli_load_bits(const unsigned char *p, size_t size) {
   uint32_t u32;
   uint64_t u64;
   switch (size) {
-  case 1:
-    memcpy(&u8, p, sizeof u8);
-    return u8;
-  case 2:
-    memcpy(&u16, p, sizeof u16);
-    return u16;
-  case 4:
-    memcpy(&u32, p, sizeof u32);
-    return u32;
-  default:
-    memcpy(&u64, p, sizeof u64);
-    return u64;
+    case 1:
+      memcpy(&u8, p, sizeof u8);
+      return u8;
+    case 2:
+      memcpy(&u16, p, sizeof u16);
+      return u16;
+    case 4:
+      memcpy(&u32, p, sizeof u32);
+      return u32;
+    default:
+      memcpy(&u64, p, sizeof u64);
+      return u64;
   }
 }
 
@@ -62,22 +62,22 @@ static void format_float(char *buf, size_t cap, onyx_dtype dt, uint64_t bits) {
   float f;
   double d;
   switch (dt) {
-  case ONYX_DTYPE_FLOAT: {
-    uint32_t u = (uint32_t)bits;
-    memcpy(&f, &u, sizeof f);
-    format_real(buf, cap, f, 9);
-    return;
-  }
-  case ONYX_DTYPE_DOUBLE:
-    memcpy(&d, &bits, sizeof d);
-    format_real(buf, cap, d, 17);
-    return;
-  case ONYX_DTYPE_FLOAT16:
-    format_real(buf, cap, onyx__f16_to_f32((onyx__f16){(uint16_t)bits}), 5);
-    return;
-  default: /* bfloat16 */
-    format_real(buf, cap, onyx__bf16_to_f32((onyx__bf16){(uint16_t)bits}), 5);
-    return;
+    case ONYX_DTYPE_FLOAT: {
+      uint32_t u = (uint32_t)bits;
+      memcpy(&f, &u, sizeof f);
+      format_real(buf, cap, f, 9);
+      return;
+    }
+    case ONYX_DTYPE_DOUBLE:
+      memcpy(&d, &bits, sizeof d);
+      format_real(buf, cap, d, 17);
+      return;
+    case ONYX_DTYPE_FLOAT16:
+      format_real(buf, cap, onyx__f16_to_f32((onyx__f16){(uint16_t)bits}), 5);
+      return;
+    default: /* bfloat16 */
+      format_real(buf, cap, onyx__bf16_to_f32((onyx__bf16){(uint16_t)bits}), 5);
+      return;
   }
 }
 
@@ -86,30 +86,29 @@ void cli_format_value(char *buf, size_t cap, onyx_dtype dt, const unsigned char 
   size_t size = onyx_dtype_size(dt);
   uint64_t bits = size ? cli_load_bits(p, size) : 0;
   switch (dt) {
-  case ONYX_DTYPE_FLOAT:
-  case ONYX_DTYPE_DOUBLE:
-  case ONYX_DTYPE_FLOAT16:
-  case ONYX_DTYPE_BFLOAT16:
-    format_float(buf, cap, dt, bits);
-    return;
-  case ONYX_DTYPE_INT8:
-  case ONYX_DTYPE_INT16:
-  case ONYX_DTYPE_INT32:
-  case ONYX_DTYPE_INT64:
-    snprintf(buf, cap, "%" PRId64, to_signed(bits, size));
-    return;
-  case ONYX_DTYPE_UINT8:
-  case ONYX_DTYPE_UINT16:
-  case ONYX_DTYPE_UINT32:
-  case ONYX_DTYPE_UINT64:
-    snprintf(buf, cap, "%" PRIu64, bits);
-    return;
-  default:
-    snprintf(buf, cap, "?");
-    return;
+    case ONYX_DTYPE_FLOAT:
+    case ONYX_DTYPE_DOUBLE:
+    case ONYX_DTYPE_FLOAT16:
+    case ONYX_DTYPE_BFLOAT16:
+      format_float(buf, cap, dt, bits);
+      return;
+    case ONYX_DTYPE_INT8:
+    case ONYX_DTYPE_INT16:
+    case ONYX_DTYPE_INT32:
+    case ONYX_DTYPE_INT64:
+      snprintf(buf, cap, "%" PRId64, to_signed(bits, size));
+      return;
+    case ONYX_DTYPE_UINT8:
+    case ONYX_DTYPE_UINT16:
+    case ONYX_DTYPE_UINT32:
+    case ONYX_DTYPE_UINT64:
+      snprintf(buf, cap, "%" PRIu64, bits);
+      return;
+    default:
+      snprintf(buf, cap, "?");
+      return;
   }
 }
-
 
 /* Formats the element's bit pattern as hexadecimal (little-endian read). */
 void cli_format_bits(char *buf, size_t cap, const unsigned char *p, size_t esize) {
@@ -219,4 +218,3 @@ void cli_print_values(FILE *out, const onyx_tensor *t) {
   pr_axis(&p, 0, 0);
   fputc('\n', out);
 }
-

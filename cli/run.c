@@ -65,8 +65,7 @@ static char **output_file_names(const onyx_value_info *info, size_t n) {
     }
     cli_strbuf sb = {0};
     cli_sb_printf(&sb, "output_%zu", i);
-    while (!sb.oom && n_taken > 0 &&
-           bsearch(&sb.data, taken, n_taken, sizeof *taken, cmp_str_ptr))
+    while (!sb.oom && n_taken > 0 && bsearch(&sb.data, taken, n_taken, sizeof *taken, cmp_str_ptr))
       cli_sb_printf(&sb, "_");
     ok = !sb.oom;
     names[i] = sb.data;
@@ -148,11 +147,11 @@ static int match_input(const onyx_value_info *infos, size_t n, const char *spec,
  * input and output tensors. */
 typedef struct run_state {
   cli_model m;
-  const char **in_file;  /* per input: the FILE of its --input */
+  const char **in_file; /* per input: the FILE of its --input */
   onyx_tensor *inputs;
   unsigned char *in_npy; /* per input: 1 if its data is from malloc (.npy), not onyx */
   onyx_tensor *outputs;
-  char **files;          /* with --output-dir: the outputs' file names */
+  char **files; /* with --output-dir: the outputs' file names */
 } run_state;
 
 static int run_state_alloc(run_state *r) {
@@ -206,8 +205,8 @@ static int bind_inputs(run_state *r, const cli_args *a) {
   for (size_t i = 0; i < m->n_in; i++) {
     if (!r->in_file[i]) {
       const char *name = cli_esc(m->in_info[i].name);
-      fprintf(stderr, "onyx: %s: input '%s' is missing (use --input %s=FILE)\n",
-              cli_esc(m->path), name, name);
+      fprintf(stderr, "onyx: %s: input '%s' is missing (use --input %s=FILE)\n", cli_esc(m->path),
+              name, name);
       rc = CLI_USAGE;
     }
   }

@@ -172,8 +172,8 @@ typedef struct dir_set {
 } dir_set;
 
 static size_t dir_slot(const dir_set *s, dev_t dev, ino_t ino) {
-  uint64_t h = ((uint64_t)ino ^ ((uint64_t)dev << 32 | (uint64_t)dev >> 32)) *
-               0x9E3779B97F4A7C15ULL;
+  uint64_t h =
+      ((uint64_t)ino ^ ((uint64_t)dev << 32 | (uint64_t)dev >> 32)) * 0x9E3779B97F4A7C15ULL;
   size_t i = (size_t)(h >> 32) & (s->cap - 1);
   while (s->slots[i].used && (s->slots[i].dev != dev || s->slots[i].ino != ino))
     i = (i + 1) & (s->cap - 1);
@@ -185,8 +185,8 @@ static int dir_set_grow(dir_set *s) {
                     s->cap ? s->cap * 2 : 64};
   if (!bigger.slots) return 0;
   for (size_t i = 0; i < s->cap; i++)
-    if (s->slots[i].used) bigger.slots[dir_slot(&bigger, s->slots[i].dev, s->slots[i].ino)] =
-        s->slots[i];
+    if (s->slots[i].used)
+      bigger.slots[dir_slot(&bigger, s->slots[i].dev, s->slots[i].ino)] = s->slots[i];
   free(s->slots);
   *s = bigger;
   return 1;
@@ -325,8 +325,8 @@ static int load_numbered(const char *dir, const char *set_name, const char *pref
     onyx_tensor *t = &out->items[out->len];
     onyx_status st = onyx_tensor_load_file(file, t, NULL, &err);
     if (st != ONYX_OK) {
-      cli_sb_printf(why, "%s/%s_%zu.pb: %s (%s)", set_name, prefix, k, cli_error_text(file, st, &err),
-                onyx_status_name(st));
+      cli_sb_printf(why, "%s/%s_%zu.pb: %s (%s)", set_name, prefix, k,
+                    cli_error_text(file, st, &err), onyx_status_name(st));
       free(file);
       return 0;
     }
@@ -353,7 +353,7 @@ static void sb_index(cli_strbuf *sb, uint32_t rank, const int64_t *dims, size_t 
 static int compare_output(const onyx_tensor *got, const onyx_tensor *exp, cli_strbuf *why) {
   if (got->dtype != exp->dtype) {
     cli_sb_printf(why, "got type %s, expected %s", onyx_dtype_name(got->dtype),
-              onyx_dtype_name(exp->dtype));
+                  onyx_dtype_name(exp->dtype));
     return 0;
   }
   int same_shape = got->rank == exp->rank && got->rank <= ONYX_MAX_RANK;
@@ -414,12 +414,12 @@ static int run_data_set(onyx_session *session, const onyx_value_info *out_info, 
   if (!load_numbered(dir, set_name, "output", &expected, why)) goto done;
   if (inputs.len != n_in) {
     cli_sb_printf(why, "%s: %zu input file%s, the model has %zu input%s", set_name, inputs.len,
-              inputs.len == 1 ? "" : "s", n_in, n_in == 1 ? "" : "s");
+                  inputs.len == 1 ? "" : "s", n_in, n_in == 1 ? "" : "s");
     goto done;
   }
   if (expected.len != n_out) {
     cli_sb_printf(why, "%s: %zu output file%s, the model has %zu output%s", set_name, expected.len,
-              expected.len == 1 ? "" : "s", n_out, n_out == 1 ? "" : "s");
+                  expected.len == 1 ? "" : "s", n_out, n_out == 1 ? "" : "s");
     goto done;
   }
   got = calloc(n_out ? n_out : 1, sizeof *got);
@@ -431,14 +431,16 @@ static int run_data_set(onyx_session *session, const onyx_value_info *out_info, 
   cli_reset_error(&err);
   onyx_status st = onyx_session_run(session, inputs.items, n_in, got, n_out, &err);
   if (st != ONYX_OK) {
-    cli_sb_printf(why, "%s: %s (%s)", set_name, cli_error_text(NULL, st, &err), onyx_status_name(st));
+    cli_sb_printf(why, "%s: %s (%s)", set_name, cli_error_text(NULL, st, &err),
+                  onyx_status_name(st));
     goto done;
   }
   pass = 1;
   for (size_t k = 0; k < n_out && pass; k++) {
     cli_strbuf detail = {0};
     if (!compare_output(&got[k], &expected.items[k], &detail)) {
-      cli_sb_printf(why, "%s output %zu '%s': %s", set_name, k, out_info[k].name, cli_sb_str(&detail));
+      cli_sb_printf(why, "%s output %zu '%s': %s", set_name, k, out_info[k].name,
+                    cli_sb_str(&detail));
       pass = 0;
     }
     cli_sb_free(&detail);
@@ -457,8 +459,8 @@ done:
  * that is the cause (see skip_reason). Sets *out_info to a new array of
  * the output descriptions. Returns 1 on success. */
 static int open_case_model(const char *model_path, const onyx_session_options *opts,
-                           onyx_model **model, onyx_session **session,
-                           onyx_value_info **out_info, cli_strbuf *why, char **skip) {
+                           onyx_model **model, onyx_session **session, onyx_value_info **out_info,
+                           cli_strbuf *why, char **skip) {
   onyx_error err;
   cli_reset_error(&err);
   onyx_status st = onyx_model_load_file(model_path, model, &err);
@@ -481,8 +483,7 @@ static int open_case_model(const char *model_path, const onyx_session_options *o
     cli_reset_error(&err);
     st = onyx_session_output_info(*session, k, &(*out_info)[k], &err);
     if (st != ONYX_OK) {
-      cli_sb_printf(why, "%s (%s)", cli_error_text(model_path, st, &err),
-                    onyx_status_name(st));
+      cli_sb_printf(why, "%s (%s)", cli_error_text(model_path, st, &err), onyx_status_name(st));
       return 0;
     }
   }
@@ -522,8 +523,7 @@ static int list_data_sets(const char *dir, str_list *names, data_set **sets, siz
   return 1;
 }
 
-void cli_run_case(const char *dir, const onyx_session_options *opts, int strict,
-                  case_result *res) {
+void cli_run_case(const char *dir, const onyx_session_options *opts, int strict, case_result *res) {
   onyx_model *model = NULL;
   onyx_session *session = NULL;
   onyx_value_info *out_info = NULL;

@@ -46,7 +46,6 @@ int cli_collect_cases(const cli_args *a, str_list *cases, int *read_error);
  * it does not implement is skipped, or failed when strict. Prints nothing,
  * so that cases can run on several threads.
  */
-void cli_run_case(const char *dir, const onyx_session_options *opts, int strict,
-                  case_result *res);
+void cli_run_case(const char *dir, const onyx_session_options *opts, int strict, case_result *res);
 
 #endif /* ONYX_CLI_TEST_H */

@@ -49,8 +49,8 @@ static int compile_all(const char *option, const char **exprs, size_t n, regex_t
       char why[256];
       regerror(e, &(*out)[*n_out], why, sizeof why);
       regfree(&(*out)[*n_out]);
-      cli_usage_error("test", "%s: '%s' is not a regular expression: %s", option,
-                      exprs[*n_out], why);
+      cli_usage_error("test", "%s: '%s' is not a regular expression: %s", option, exprs[*n_out],
+                      why);
       return CLI_USAGE;
     }
   }
@@ -171,12 +171,23 @@ static const char *const OUTCOME_NAMES[] = {"passed", "failed", "skipped"};
 static void put_xml(FILE *out, const char *s) {
   for (const char *p = cli_esc(s); *p; p++) {
     switch (*p) {
-    case '&': fputs("&amp;", out); break;
-    case '<': fputs("&lt;", out); break;
-    case '>': fputs("&gt;", out); break;
-    case '"': fputs("&quot;", out); break;
-    case '\'': fputs("&apos;", out); break;
-    default: fputc(*p, out);
+      case '&':
+        fputs("&amp;", out);
+        break;
+      case '<':
+        fputs("&lt;", out);
+        break;
+      case '>':
+        fputs("&gt;", out);
+        break;
+      case '"':
+        fputs("&quot;", out);
+        break;
+      case '\'':
+        fputs("&apos;", out);
+        break;
+      default:
+        fputc(*p, out);
     }
   }
 }
@@ -335,8 +346,15 @@ static int run_all(test_job *job, size_t *count, str_list *skips) {
 }
 
 static int test_cases(const cli_args *a, const filters *f, str_list *cases) {
-  test_job job = {a, f, cases->items, NULL, NULL, cases->len, 0,
-                  PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER};
+  test_job job = {a,
+                  f,
+                  cases->items,
+                  NULL,
+                  NULL,
+                  cases->len,
+                  0,
+                  PTHREAD_MUTEX_INITIALIZER,
+                  PTHREAD_COND_INITIALIZER};
   job.results = calloc(job.n ? job.n : 1, sizeof *job.results);
   job.done = calloc(job.n ? job.n : 1, 1);
   str_list skips = {0};

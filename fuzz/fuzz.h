@@ -34,7 +34,8 @@ size_t LLVMFuzzerCustomCrossOver(const uint8_t *data1, size_t size1, const uint8
 #if defined(__GNUC__)
 __attribute__((noreturn, format(printf, 1, 2)))
 #endif
-static inline void fuzz_die(const char *fmt, ...);
+static inline void
+fuzz_die(const char *fmt, ...);
 
 static inline void fuzz_die(const char *fmt, ...) {
   va_list ap;

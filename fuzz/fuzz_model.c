@@ -3,9 +3,9 @@
  * -> onyx_session_run on small random inputs of the declared types.
  *
  * Symbolic and unknown dimensions are set to 0..3 (a named one to the same
- * size in every input), an undeclared shape gets rank 0 or 1, and a model whose declared inputs would need more than
- * MAX_INPUT_ELEMS elements (or MAX_INPUT_BYTES in all) is loaded and
- * checked but not run, so that no input makes the harness allocate much.
+ * size in every input), an undeclared shape gets rank 0 or 1, and a model whose declared inputs
+ * would need more than MAX_INPUT_ELEMS elements (or MAX_INPUT_BYTES in all) is loaded and checked
+ * but not run, so that no input makes the harness allocate much.
  *
  * Beyond the checks of fuzz.h, a model that loads and creates a session
  * must run (the API promises that model errors surface at load or
@@ -35,7 +35,7 @@
 
 #define MAX_INPUT_ELEMS 65536
 #define MAX_INPUT_BYTES (1u << 20)
-#define POISON 0xa5
+#define POISON          0xa5
 /* About where onyx starts to split a run among threads. */
 #define LARGE_INPUT_BYTES (128u * 1024u)
 
@@ -133,8 +133,8 @@ static onyx_status run_alloc(onyx_session *s, const onyx_tensor *in, size_t ni, 
   res->n = onyx_session_output_count(s);
   res->t = calloc(res->n + 1, sizeof *res->t);
   if (res->t == NULL) abort();
-  onyx_status st = fuzz_check("onyx_session_run", onyx_session_run(s, in, ni, res->t, res->n, &err),
-                              &err);
+  onyx_status st =
+      fuzz_check("onyx_session_run", onyx_session_run(s, in, ni, res->t, res->n, &err), &err);
   if (st != ONYX_OK) {
     for (size_t o = 0; o < res->n; o++)
       if (res->t[o].data != NULL) fuzz_die("a failed run left output %zu allocated", o);
@@ -165,8 +165,8 @@ static void compare(const outputs *a, const outputs *b, const char *what) {
 
 /* Runs into the caller's buffers, sized from a successful run `ref`; with
  * `short_by` one byte less for output `which`. */
-static void run_into_buffers(onyx_session *s, const onyx_tensor *in, size_t ni,
-                             const outputs *ref, size_t which, int short_by) {
+static void run_into_buffers(onyx_session *s, const onyx_tensor *in, size_t ni, const outputs *ref,
+                             size_t which, int short_by) {
   onyx_error err;
   outputs mine = {ref->n, calloc(ref->n + 1, sizeof(onyx_tensor))};
   if (mine.t == NULL) abort();
@@ -177,8 +177,8 @@ static void run_into_buffers(onyx_session *s, const onyx_tensor *in, size_t ni,
     memset(mine.t[o].data, POISON, size ? size : 1);
     mine.t[o].size = size;
   }
-  onyx_status st = fuzz_check("onyx_session_run", onyx_session_run(s, in, ni, mine.t, mine.n, &err),
-                              &err);
+  onyx_status st =
+      fuzz_check("onyx_session_run", onyx_session_run(s, in, ni, mine.t, mine.n, &err), &err);
   if (short_by) {
     if (st != ONYX_BUFFER_TOO_SMALL)
       fuzz_die("an output buffer one byte short gave %s", onyx_status_name(st));

@@ -44,10 +44,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   /* Without the name: the same outcome. */
   onyx_tensor t2;
   onyx_error err2;
-  onyx_status st2 = fuzz_check("onyx_tensor_decode",
-                               onyx_tensor_decode(data, size, &t2, NULL, &err2), &err2);
-  if (st2 != st) fuzz_die("decoding without the name gave %s, with it %s", onyx_status_name(st2),
-                          onyx_status_name(st));
+  onyx_status st2 =
+      fuzz_check("onyx_tensor_decode", onyx_tensor_decode(data, size, &t2, NULL, &err2), &err2);
+  if (st2 != st)
+    fuzz_die("decoding without the name gave %s, with it %s", onyx_status_name(st2),
+             onyx_status_name(st));
   if (st != ONYX_OK) {
     if (name != NULL) fuzz_die("a failed decode set *name");
     if (t.data != NULL || t2.data != NULL) fuzz_die("a failed decode set data");
@@ -65,8 +66,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (st != ONYX_OK) fuzz_die("a decoded tensor does not encode: %.512s", err.message);
   onyx_tensor back;
   char *name_back = NULL;
-  st = fuzz_check("onyx_tensor_decode", onyx_tensor_decode(bytes, n, &back, &name_back, &err),
-                  &err);
+  st =
+      fuzz_check("onyx_tensor_decode", onyx_tensor_decode(bytes, n, &back, &name_back, &err), &err);
   if (st != ONYX_OK) fuzz_die("an encoded tensor does not decode: %.512s", err.message);
   check_tensor(&back, "re-decoded");
   same_tensor(&t, &back, "encoded and decoded again");

@@ -31,10 +31,10 @@
 #include "model/pb.h"
 #include "onyx.h"
 
-#define FALLBACK_ODDS 8 /* one call in 8 mutates bytes */
-#define MAX_EDITS 4     /* edits per call: 1 .. MAX_EDITS */
-#define MAX_DEPTH 24    /* nesting decoded as messages; deeper is kept raw */
-#define MAX_NEW_RANK 4
+#define FALLBACK_ODDS 8  /* one call in 8 mutates bytes */
+#define MAX_EDITS     4  /* edits per call: 1 .. MAX_EDITS */
+#define MAX_DEPTH     24 /* nesting decoded as messages; deeper is kept raw */
+#define MAX_NEW_RANK  4
 
 /* ---- Arena and random choices --------------------------------------------- */
 
@@ -74,7 +74,20 @@ static int one_in(ctx *c, uint64_t n) { return below(c, n) == 0; }
 
 /* ---- The tree ----------------------------------------------------------------- */
 
-typedef enum kind { RAW, MODEL, OPSET, GRAPH, NODE, ATTR, TENSOR, VALUE, TYPE, TTYPE, SHAPE, DIM } kind;
+typedef enum kind {
+  RAW,
+  MODEL,
+  OPSET,
+  GRAPH,
+  NODE,
+  ATTR,
+  TENSOR,
+  VALUE,
+  TYPE,
+  TTYPE,
+  SHAPE,
+  DIM
+} kind;
 
 typedef struct msg msg;
 
@@ -100,22 +113,48 @@ static const struct {
   uint32_t num;
   kind child;
 } children[] = {
-    {MODEL, 7, GRAPH},  {MODEL, 8, OPSET},   {GRAPH, 1, NODE},   {GRAPH, 5, TENSOR},
-    {GRAPH, 11, VALUE}, {GRAPH, 12, VALUE},  {GRAPH, 13, VALUE}, {NODE, 5, ATTR},
-    {ATTR, 5, TENSOR},  {ATTR, 6, GRAPH},    {ATTR, 10, TENSOR}, {ATTR, 11, GRAPH},
-    {VALUE, 2, TYPE},   {TYPE, 1, TTYPE},    {TTYPE, 2, SHAPE},  {SHAPE, 1, DIM},
+    {MODEL, 7, GRAPH},  {MODEL, 8, OPSET},  {GRAPH, 1, NODE},   {GRAPH, 5, TENSOR},
+    {GRAPH, 11, VALUE}, {GRAPH, 12, VALUE}, {GRAPH, 13, VALUE}, {NODE, 5, ATTR},
+    {ATTR, 5, TENSOR},  {ATTR, 6, GRAPH},   {ATTR, 10, TENSOR}, {ATTR, 11, GRAPH},
+    {VALUE, 2, TYPE},   {TYPE, 1, TTYPE},   {TTYPE, 2, SHAPE},  {SHAPE, 1, DIM},
 };
 
 /* Field numbers this file edits. */
 enum {
-  MODEL_IR_VERSION = 1, MODEL_GRAPH = 7, MODEL_OPSET = 8,
-  OPSET_DOMAIN = 1, OPSET_VERSION = 2,
-  GRAPH_NODE = 1, GRAPH_INITIALIZER = 5, GRAPH_INPUT = 11, GRAPH_OUTPUT = 12, GRAPH_VALUE_INFO = 13,
-  NODE_INPUT = 1, NODE_OUTPUT = 2, NODE_OP_TYPE = 4, NODE_ATTRIBUTE = 5, NODE_DOMAIN = 7,
-  ATTR_NAME = 1, ATTR_F = 2, ATTR_I = 3, ATTR_T = 5, ATTR_FLOATS = 7, ATTR_INTS = 8, ATTR_TYPE = 20,
-  TENSOR_DIMS = 1, TENSOR_DATA_TYPE = 2, TENSOR_NAME = 8, TENSOR_RAW_DATA = 9,
-  VALUE_NAME = 1, VALUE_TYPE = 2, TYPE_TENSOR = 1, TTYPE_ELEM = 1, TTYPE_SHAPE = 2,
-  SHAPE_DIM = 1, DIM_VALUE = 1, DIM_PARAM = 2
+  MODEL_IR_VERSION = 1,
+  MODEL_GRAPH = 7,
+  MODEL_OPSET = 8,
+  OPSET_DOMAIN = 1,
+  OPSET_VERSION = 2,
+  GRAPH_NODE = 1,
+  GRAPH_INITIALIZER = 5,
+  GRAPH_INPUT = 11,
+  GRAPH_OUTPUT = 12,
+  GRAPH_VALUE_INFO = 13,
+  NODE_INPUT = 1,
+  NODE_OUTPUT = 2,
+  NODE_OP_TYPE = 4,
+  NODE_ATTRIBUTE = 5,
+  NODE_DOMAIN = 7,
+  ATTR_NAME = 1,
+  ATTR_F = 2,
+  ATTR_I = 3,
+  ATTR_T = 5,
+  ATTR_FLOATS = 7,
+  ATTR_INTS = 8,
+  ATTR_TYPE = 20,
+  TENSOR_DIMS = 1,
+  TENSOR_DATA_TYPE = 2,
+  TENSOR_NAME = 8,
+  TENSOR_RAW_DATA = 9,
+  VALUE_NAME = 1,
+  VALUE_TYPE = 2,
+  TYPE_TENSOR = 1,
+  TTYPE_ELEM = 1,
+  TTYPE_SHAPE = 2,
+  SHAPE_DIM = 1,
+  DIM_VALUE = 1,
+  DIM_PARAM = 2
 };
 
 /* AttributeProto.AttributeType values. */
@@ -183,9 +222,15 @@ static void encode(const msg *m, onyx__pbw *w) {
     }
     onyx__pbw_tag(w, f->num, f->wire);
     switch (f->wire) {
-      case ONYX__WIRE_VARINT: onyx__pbw_varint(w, f->u); break;
-      case ONYX__WIRE_FIXED64: onyx__pbw_fixed64(w, f->u); break;
-      case ONYX__WIRE_FIXED32: onyx__pbw_fixed32(w, (uint32_t)f->u); break;
+      case ONYX__WIRE_VARINT:
+        onyx__pbw_varint(w, f->u);
+        break;
+      case ONYX__WIRE_FIXED64:
+        onyx__pbw_fixed64(w, f->u);
+        break;
+      case ONYX__WIRE_FIXED32:
+        onyx__pbw_fixed32(w, (uint32_t)f->u);
+        break;
       default:
         onyx__pbw_varint(w, f->len);
         onyx__pbw_raw(w, f->bytes, f->len);
@@ -309,13 +354,13 @@ static void shuffle_last(ctx *c, msg *m) {
 /* ---- What the edits choose from ------------------------------------------------------ */
 
 /* The ops onyx runs, and two it does not (nor an empty one). */
-static const char *const ops[] = {"Ceil", "Floor", "Clip", "Sign", "Constant", "Identity", "Abs",
-                                  ""};
+static const char *const ops[] = {"Ceil",     "Floor",    "Clip", "Sign",
+                                  "Constant", "Identity", "Abs",  ""};
 static const char *const unary_ops[] = {"Ceil", "Floor", "Clip", "Sign"};
 static const char *const domains[] = {"", "ai.onnx", "ai.onnx.ml", "com.example"};
 static const char *const dim_names[] = {"N", "M", "batch", "s", ""};
-static const char *const attr_names[] = {"min", "max", "value", "value_float", "value_ints",
-                                         "consumed_inputs", "to", ""};
+static const char *const attr_names[] = {
+    "min", "max", "value", "value_float", "value_ints", "consumed_inputs", "to", ""};
 
 /* Every element type onyx knows, then some it does not (string, bool,
  * complex, float8, int4 and out of range). */
@@ -323,7 +368,13 @@ static const uint64_t dtypes[] = {
 #define ONYX_X_(name, value, cname, size) value,
     ONYX_DTYPE_MAP(ONYX_X_)
 #undef ONYX_X_
-        0, 8, 9, 14, 17, 22, 99};
+        0,
+    8,
+    9,
+    14,
+    17,
+    22,
+    99};
 #define KNOWN_DTYPES (sizeof dtypes / sizeof dtypes[0] - 7)
 
 /* Small sizes mostly; 256 and 65536 make inputs large enough for a run
@@ -385,7 +436,8 @@ static int same_name(name a, name b) { return a.n == b.n && (a.n == 0 || !memcmp
 
 static int has_name(const msg *m, uint32_t num, name v) {
   for (size_t i = 0; i < m->n; i++)
-    if (m->f[i].num == num && m->f[i].sub == NULL && same_name((name){m->f[i].bytes, m->f[i].len}, v))
+    if (m->f[i].num == num && m->f[i].sub == NULL &&
+        same_name((name){m->f[i].bytes, m->f[i].len}, v))
       return 1;
   return 0;
 }
@@ -408,7 +460,7 @@ static int defines(const msg *g, name v) {
 static int clashes(const msg *g, const msg *part) {
   for (size_t i = 0; i < part->n; i++) {
     const field *f = &part->f[i];
-    int defining = part->kind == NODE ? f->num == NODE_OUTPUT
+    int defining = part->kind == NODE    ? f->num == NODE_OUTPUT
                    : part->kind == VALUE ? f->num == VALUE_NAME
                                          : f->num == TENSOR_NAME;
     if (defining && f->sub == NULL && defines(g, (name){f->bytes, f->len})) return 1;
@@ -457,14 +509,15 @@ static void fill_type(ctx *c, msg *t) {
   set_uint(c, tt, TTYPE_ELEM, pick_dtype(c));
   if (one_in(c, 8)) return;
   msg *shape = add_sub(c, tt, TTYPE_SHAPE, SHAPE);
-  for (uint64_t d = below(c, MAX_NEW_RANK); d > 0; d--) set_dim(c, add_sub(c, shape, SHAPE_DIM, DIM));
+  for (uint64_t d = below(c, MAX_NEW_RANK); d > 0; d--)
+    set_dim(c, add_sub(c, shape, SHAPE_DIM, DIM));
 }
 
 /* Gives the TensorProto t a random type, shape and raw data (one time in
  * 16 a byte too many or too few), keeping its name. */
 static void fill_tensor(ctx *c, msg *t) {
-  static const uint32_t data_fields[] = {TENSOR_DIMS, TENSOR_DATA_TYPE, 4, 5, 7,
-                                         TENSOR_RAW_DATA, 10, 11};
+  static const uint32_t data_fields[] = {TENSOR_DIMS, TENSOR_DATA_TYPE, 4,  5,
+                                         7,           TENSOR_RAW_DATA,  10, 11};
   for (size_t i = 0; i < sizeof data_fields / sizeof data_fields[0]; i++)
     remove_all(t, data_fields[i]);
   uint64_t dtype = pick_dtype(c);
@@ -647,11 +700,20 @@ static void edit_attribute(ctx *c, msg *model, msg *g) {
     return;
   }
   switch (below(c, 5)) {
-    case 0: set_uint(c, attr, ATTR_TYPE, below(c, 15)); break;
-    case 1: set_float(c, attr, ATTR_F, pick_float(c)); break;
-    case 2: set_uint(c, attr, ATTR_I, (uint64_t)PICK(c, dim_values)); break;
-    case 3: set_str(c, attr, ATTR_NAME, PICK(c, attr_names)); break;
-    default: remove_field(node, f);
+    case 0:
+      set_uint(c, attr, ATTR_TYPE, below(c, 15));
+      break;
+    case 1:
+      set_float(c, attr, ATTR_F, pick_float(c));
+      break;
+    case 2:
+      set_uint(c, attr, ATTR_I, (uint64_t)PICK(c, dim_values));
+      break;
+    case 3:
+      set_str(c, attr, ATTR_NAME, PICK(c, attr_names));
+      break;
+    default:
+      remove_field(node, f);
   }
 }
 
@@ -749,16 +811,24 @@ static void edit_type(ctx *c, msg *model, msg *g) {
   msg *shape = sub_of(c, tt, TTYPE_SHAPE, SHAPE);
   msg *dim = pick_sub(c, shape, SHAPE_DIM);
   switch (below(c, 7)) {
-    case 0: set_uint(c, tt, TTYPE_ELEM, pick_dtype(c)); break;
-    case 6: make_large(c, shape); break;
+    case 0:
+      set_uint(c, tt, TTYPE_ELEM, pick_dtype(c));
+      break;
+    case 6:
+      make_large(c, shape);
+      break;
     case 1:
       if (count_of(shape, SHAPE_DIM) < 8) set_dim(c, add_sub(c, shape, SHAPE_DIM, DIM));
       break;
     case 2:
       if (dim != NULL) remove_field(shape, pick_field(c, shape, SHAPE_DIM));
       break;
-    case 3: remove_all(tt, TTYPE_SHAPE); break;
-    case 4: fill_type(c, type); break;
+    case 3:
+      remove_all(tt, TTYPE_SHAPE);
+      break;
+    case 4:
+      fill_type(c, type);
+      break;
     default:
       if (dim != NULL) set_dim(c, dim);
   }
@@ -794,10 +864,10 @@ static const struct {
   edit_fn fn;
   unsigned weight;
 } edits[] = {
-    {edit_op, 6},          {edit_add_node, 5},  {edit_remove_node, 3}, {edit_rewire, 5},
-    {edit_extend_chain, 6}, {edit_constant, 4}, {edit_attribute, 4},   {edit_opset, 3},
-    {edit_ir_version, 1},  {edit_initializer, 3}, {edit_input, 3},     {edit_type, 8},
-    {edit_clone_node, 3},  {edit_remove_value, 2},
+    {edit_op, 6},           {edit_add_node, 5},     {edit_remove_node, 3}, {edit_rewire, 5},
+    {edit_extend_chain, 6}, {edit_constant, 4},     {edit_attribute, 4},   {edit_opset, 3},
+    {edit_ir_version, 1},   {edit_initializer, 3},  {edit_input, 3},       {edit_type, 8},
+    {edit_clone_node, 3},   {edit_remove_value, 2},
 };
 
 static void apply_edit(ctx *c, msg *model, msg *g) {
@@ -854,7 +924,8 @@ size_t LLVMFuzzerCustomCrossOver(const uint8_t *data1, size_t size1, const uint8
       shuffle_last(&c, g1);
     }
     msg *opset = one_in(&c, 4) ? pick_sub(&c, m2, MODEL_OPSET) : NULL;
-    if (opset != NULL && find_opset(m1, name_of(opset, OPSET_DOMAIN)) == NULL) add_field(&c, m1, MODEL_OPSET, ONYX__WIRE_LEN)->sub = clone(&c, opset);
+    if (opset != NULL && find_opset(m1, name_of(opset, OPSET_DOMAIN)) == NULL)
+      add_field(&c, m1, MODEL_OPSET, ONYX__WIRE_LEN)->sub = clone(&c, opset);
     ok = emit(m1, out, max_out, &len);
   }
   release(&c);

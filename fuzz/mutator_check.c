@@ -24,11 +24,11 @@
 #include "fuzz.h"
 #include "onyx.h"
 
-#define ROUNDS 48
+#define ROUNDS  48
 #define MAX_LEN 16384
 
 /* The shares of mutants that must load, and get a session, in percent. */
-#define MIN_LOADED_PERCENT 50
+#define MIN_LOADED_PERCENT  50
 #define MIN_SESSION_PERCENT 30
 
 int fuzz_model_one_input(const uint8_t *data, size_t size);
@@ -84,7 +84,8 @@ static size_t mutate(const uint8_t *in, size_t n, const uint8_t *other, size_t n
       memcpy(dest[k], in, n);
       len[k] = LLVMFuzzerCustomMutator(dest[k], n, MAX_LEN, seed);
     }
-    if (len[k] > MAX_LEN) fuzz_die("a mutant of %zu bytes is over the limit of %d", len[k], MAX_LEN);
+    if (len[k] > MAX_LEN)
+      fuzz_die("a mutant of %zu bytes is over the limit of %d", len[k], MAX_LEN);
   }
   if (len[0] != len[1] || memcmp(out, again, len[0]) != 0)
     fuzz_die("two mutants of the same input with seed %u differ", seed);

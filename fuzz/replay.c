@@ -103,9 +103,8 @@ static int replay_path(const char *path, int top) {
   }
   if (!S_ISDIR(st.st_mode)) {
     if (!S_ISREG(st.st_mode)) return 1;
-    return top || wanted(strrchr(path, '/') ? strrchr(path, '/') + 1 : path)
-               ? replay_file(path)
-               : 1;
+    return top || wanted(strrchr(path, '/') ? strrchr(path, '/') + 1 : path) ? replay_file(path)
+                                                                             : 1;
   }
   DIR *d = opendir(path);
   if (d == NULL) {

@@ -59,29 +59,29 @@ extern "C" {
  * ONYX_INVALID_ARGUMENT, ...), the names returned by onyx_status_name() and
  * the descriptions returned by onyx_status_description() come from it.
  */
-#define ONYX_STATUS_MAP(X)                                                                  \
-  X(OK, 0, "success")                                                                       \
+#define ONYX_STATUS_MAP(X)                                                                 \
+  X(OK, 0, "success")                                                                      \
   X(INVALID_ARGUMENT, 1, "an API argument is invalid (NULL pointer, bad index or option)") \
-  X(OUT_OF_MEMORY, 2, "a memory allocation failed")                                         \
-  X(IO, 3, "a file could not be opened, read, mapped or written")                           \
-  X(PARSE, 4, "the bytes are not a well-formed protobuf message")                           \
-  X(IR_VERSION, 5, "the model's ir_version is missing or not supported")                    \
-  X(OPSET, 6, "the ai.onnx opset import is missing, duplicated or not supported")           \
-  X(UNSUPPORTED_OP, 7, "an operator or domain is not supported")                            \
-  X(ARITY, 8, "a node has the wrong number of inputs or outputs")                           \
-  X(ATTRIBUTE, 9, "an attribute is unknown, missing or of the wrong type")                  \
-  X(UNDEFINED_VALUE, 10, "a node input or graph output is produced by nothing")             \
-  X(DUPLICATE_VALUE, 11, "a value has more than one producer")                              \
-  X(CYCLE, 12, "the graph has a cycle")                                                     \
-  X(TYPE, 13, "an element type is not allowed here")                                        \
-  X(SHAPE, 14, "a shape is invalid (negative dim, overflow, or not a scalar)")              \
-  X(TENSOR_DATA, 15, "tensor data does not match its type or shape")                        \
-  X(EXTERNAL_DATA, 16, "external tensor data is unsafe or out of range")                    \
-  X(LIMIT, 17, "a documented limit of onyx was exceeded")                                   \
-  X(INPUT_MISSING, 18, "a run input is missing")                                            \
-  X(INPUT_TYPE, 19, "a run input has the wrong element type")                               \
-  X(INPUT_SHAPE, 20, "a run input has the wrong rank or dimension")                         \
-  X(BUFFER_TOO_SMALL, 21, "a caller's output buffer is too small")                          \
+  X(OUT_OF_MEMORY, 2, "a memory allocation failed")                                        \
+  X(IO, 3, "a file could not be opened, read, mapped or written")                          \
+  X(PARSE, 4, "the bytes are not a well-formed protobuf message")                          \
+  X(IR_VERSION, 5, "the model's ir_version is missing or not supported")                   \
+  X(OPSET, 6, "the ai.onnx opset import is missing, duplicated or not supported")          \
+  X(UNSUPPORTED_OP, 7, "an operator or domain is not supported")                           \
+  X(ARITY, 8, "a node has the wrong number of inputs or outputs")                          \
+  X(ATTRIBUTE, 9, "an attribute is unknown, missing or of the wrong type")                 \
+  X(UNDEFINED_VALUE, 10, "a node input or graph output is produced by nothing")            \
+  X(DUPLICATE_VALUE, 11, "a value has more than one producer")                             \
+  X(CYCLE, 12, "the graph has a cycle")                                                    \
+  X(TYPE, 13, "an element type is not allowed here")                                       \
+  X(SHAPE, 14, "a shape is invalid (negative dim, overflow, or not a scalar)")             \
+  X(TENSOR_DATA, 15, "tensor data does not match its type or shape")                       \
+  X(EXTERNAL_DATA, 16, "external tensor data is unsafe or out of range")                   \
+  X(LIMIT, 17, "a documented limit of onyx was exceeded")                                  \
+  X(INPUT_MISSING, 18, "a run input is missing")                                           \
+  X(INPUT_TYPE, 19, "a run input has the wrong element type")                              \
+  X(INPUT_SHAPE, 20, "a run input has the wrong rank or dimension")                        \
+  X(BUFFER_TOO_SMALL, 21, "a caller's output buffer is too small")                         \
   X(INTERNAL, 22, "an internal invariant failed (a bug in onyx)")
 
 /**
@@ -102,18 +102,18 @@ typedef enum onyx_status {
  * Numbered as ONNX's TensorProto.DataType, so that values read from a model
  * need no translation.
  */
-#define ONYX_DTYPE_MAP(X)            \
-  X(FLOAT, 1, "float", 4)            \
-  X(UINT8, 2, "uint8", 1)            \
-  X(INT8, 3, "int8", 1)              \
-  X(UINT16, 4, "uint16", 2)          \
-  X(INT16, 5, "int16", 2)            \
-  X(INT32, 6, "int32", 4)            \
-  X(INT64, 7, "int64", 8)            \
-  X(FLOAT16, 10, "float16", 2)       \
-  X(DOUBLE, 11, "double", 8)         \
-  X(UINT32, 12, "uint32", 4)         \
-  X(UINT64, 13, "uint64", 8)         \
+#define ONYX_DTYPE_MAP(X)      \
+  X(FLOAT, 1, "float", 4)      \
+  X(UINT8, 2, "uint8", 1)      \
+  X(INT8, 3, "int8", 1)        \
+  X(UINT16, 4, "uint16", 2)    \
+  X(INT16, 5, "int16", 2)      \
+  X(INT32, 6, "int32", 4)      \
+  X(INT64, 7, "int64", 8)      \
+  X(FLOAT16, 10, "float16", 2) \
+  X(DOUBLE, 11, "double", 8)   \
+  X(UINT32, 12, "uint32", 4)   \
+  X(UINT64, 13, "uint64", 8)   \
   X(BFLOAT16, 16, "bfloat16", 2)
 
 /**
@@ -138,11 +138,11 @@ typedef enum onyx_dtype {
  * highest supported level at most that value, so on an ARM CPU a cap of
  * avx2 means scalar, and on x86-64 a cap of neon means no cap.
  */
-#define ONYX_ISA_MAP(X)                                                         \
-  X(SCALAR, 0, "scalar", ANY, "portable C only")                                \
-  X(SSE41, 1, "sse41", X86, "x86-64 with SSE4.1")                               \
-  X(AVX2, 2, "avx2", X86, "x86-64 with AVX2, FMA and F16C")                     \
-  X(AVX512, 3, "avx512", X86, "x86-64 with AVX-512 F, BW, DQ and VL")           \
+#define ONYX_ISA_MAP(X)                                               \
+  X(SCALAR, 0, "scalar", ANY, "portable C only")                      \
+  X(SSE41, 1, "sse41", X86, "x86-64 with SSE4.1")                     \
+  X(AVX2, 2, "avx2", X86, "x86-64 with AVX2, FMA and F16C")           \
+  X(AVX512, 3, "avx512", X86, "x86-64 with AVX-512 F, BW, DQ and VL") \
   X(NEON, 4, "neon", ARM, "AArch64 Advanced SIMD, or 32-bit ARMv7 with NEON")
 
 /**
@@ -155,7 +155,7 @@ typedef enum onyx_isa {
 #define ONYX_X_(name, value, lname, arch, desc) ONYX_ISA_##name = value,
   ONYX_ISA_MAP(ONYX_X_)
 #undef ONYX_X_
-  ONYX_ISA_BEST = 255
+      ONYX_ISA_BEST = 255
 } onyx_isa;
 
 /**
@@ -396,8 +396,7 @@ ONYX_API onyx_status onyx_model_node(const onyx_model *model, size_t index, onyx
  *         ONYX_ATTRIBUTE with the same message session creation gives;
  *         ONYX_INVALID_ARGUMENT for a NULL model or a bad index.
  */
-ONYX_API onyx_status onyx_model_node_check(const onyx_model *model, size_t index,
-                                           onyx_error *err);
+ONYX_API onyx_status onyx_model_node_check(const onyx_model *model, size_t index, onyx_error *err);
 
 /**
  * @brief The model's descriptive fields, as onyx_model_metadata() gives
@@ -406,13 +405,13 @@ ONYX_API onyx_status onyx_model_node_check(const onyx_model *model, size_t index
  * value holding a NUL byte reads, as a C string, up to the NUL.
  */
 typedef struct onyx_model_meta {
-  const char *producer_name;    /**< ModelProto.producer_name ("pytorch"). */
-  const char *producer_version; /**< ModelProto.producer_version. */
-  const char *domain;           /**< ModelProto.domain (the model's namespace). */
-  int64_t model_version;        /**< ModelProto.model_version. */
-  const char *doc_string;       /**< ModelProto.doc_string. */
-  const char *graph_name;       /**< GraphProto.name. */
-  size_t metadata_count;        /**< Entries in metadata_props. */
+  const char *producer_name;          /**< ModelProto.producer_name ("pytorch"). */
+  const char *producer_version;       /**< ModelProto.producer_version. */
+  const char *domain;                 /**< ModelProto.domain (the model's namespace). */
+  int64_t model_version;              /**< ModelProto.model_version. */
+  const char *doc_string;             /**< ModelProto.doc_string. */
+  const char *graph_name;             /**< GraphProto.name. */
+  size_t metadata_count;              /**< Entries in metadata_props. */
   const char *const *metadata_keys;   /**< metadata_props keys, in model order. */
   const char *const *metadata_values; /**< metadata_props values, in model order. */
 } onyx_model_meta;
@@ -433,20 +432,20 @@ ONYX_API onyx_status onyx_model_metadata(const onyx_model *model, onyx_model_met
  * does not use are 0 or NULL.
  */
 typedef struct onyx_attribute_info {
-  const char *name;     /**< The attribute's name ("min"). */
-  int type;             /**< AttributeProto.AttributeType: 1 FLOAT, 2 INT, 3 STRING, 4 TENSOR,
-                             6 FLOATS, 7 INTS; other types (graphs, lists of strings or
-                             tensors, ...) carry no value here. */
-  float f;              /**< A FLOAT's value. */
-  int64_t i;            /**< An INT's value. */
-  const char *s;        /**< A STRING's value, read as a C string (up to a NUL it holds). */
-  size_t count;         /**< The number of entries of a FLOATS or INTS. */
-  const float *floats;  /**< A FLOATS' entries. */
-  const int64_t *ints;  /**< An INTS' entries. */
-  int has_tensor;       /**< 1 when tensor holds a TENSOR's value. */
-  onyx_tensor tensor;   /**< A TENSOR's type and shape; data (read-only) and size are its
-                             bytes, data NULL for an empty tensor or, for a large one,
-                             before the model's first session run reads it. */
+  const char *name;    /**< The attribute's name ("min"). */
+  int type;            /**< AttributeProto.AttributeType: 1 FLOAT, 2 INT, 3 STRING, 4 TENSOR,
+                            6 FLOATS, 7 INTS; other types (graphs, lists of strings or
+                            tensors, ...) carry no value here. */
+  float f;             /**< A FLOAT's value. */
+  int64_t i;           /**< An INT's value. */
+  const char *s;       /**< A STRING's value, read as a C string (up to a NUL it holds). */
+  size_t count;        /**< The number of entries of a FLOATS or INTS. */
+  const float *floats; /**< A FLOATS' entries. */
+  const int64_t *ints; /**< An INTS' entries. */
+  int has_tensor;      /**< 1 when tensor holds a TENSOR's value. */
+  onyx_tensor tensor;  /**< A TENSOR's type and shape; data (read-only) and size are its
+                            bytes, data NULL for an empty tensor or, for a large one,
+                            before the model's first session run reads it. */
 } onyx_attribute_info;
 /**
  * @brief The number of attributes of the node-th node (0 for a bad index).
@@ -520,10 +519,10 @@ ONYX_API void onyx_session_free(onyx_session *session);
  * outputs are the graph outputs in order.
  */
 typedef struct onyx_value_info {
-  const char *name;  /**< The value's name. */
-  onyx_dtype dtype;  /**< Its declared element type. */
-  int has_shape;     /**< 0 when the model declares no shape: any rank is accepted. */
-  uint32_t rank;     /**< The declared rank. */
+  const char *name;            /**< The value's name. */
+  onyx_dtype dtype;            /**< Its declared element type. */
+  int has_shape;               /**< 0 when the model declares no shape: any rank is accepted. */
+  uint32_t rank;               /**< The declared rank. */
   int64_t dims[ONYX_MAX_RANK]; /**< Declared sizes; -1 for a symbolic or unknown dimension. */
   const char *dim_names[ONYX_MAX_RANK]; /**< The name of a symbolic dimension, else NULL. */
 } onyx_value_info;

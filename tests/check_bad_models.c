@@ -52,9 +52,9 @@
 #include "onyx.h"
 
 #define MAX_MESSAGES 16
-#define MAX_INPUTS 16
-#define LINE_CAP 512
-#define PATH_CAP 4096
+#define MAX_INPUTS   16
+#define LINE_CAP     512
+#define PATH_CAP     4096
 
 #define MAX_STATUSES 8
 
@@ -82,7 +82,8 @@ static int is_dir(const char *path) {
 #if defined(__GNUC__)
 __attribute__((format(printf, 3, 4)))
 #endif
-static void say(char *why, size_t cap, const char *fmt, ...) {
+static void
+say(char *why, size_t cap, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(why, cap, fmt, ap);
@@ -193,8 +194,7 @@ static int load_inputs(const char *case_dir, onyx_tensor *inputs, char *why, siz
     memset(&err, 0, sizeof err);
     st = onyx_tensor_load_file(path, &inputs[k], NULL, &err);
     if (st != ONYX_OK) {
-      say(why, cap, "input_%d.pb does not load: %s: %s", k, onyx_status_name(st),
-               err.message);
+      say(why, cap, "input_%d.pb does not load: %s: %s", k, onyx_status_name(st), err.message);
       return -1 - k; /* the first k inputs are loaded and must be freed */
     }
   }
@@ -216,8 +216,8 @@ typedef struct run_call {
  * run_stage must free with free() rather than onyx_free(). Returns 0 (with
  * why) for an unknown mutation or a failed set-up.
  */
-static int apply_mutation(const char *name, run_call *c, onyx_tensor *inputs, int *own,
-                          char *why, size_t cap) {
+static int apply_mutation(const char *name, run_call *c, onyx_tensor *inputs, int *own, char *why,
+                          size_t cap) {
   if (strcmp(name, "null_input_data") == 0) {
     inputs[0].data = NULL; /* the caller of run_stage keeps the real pointer */
   } else if (strcmp(name, "short_input") == 0) {
@@ -489,8 +489,7 @@ static void check_file_size_limit(int verbose, int *passed, int *failed) {
   memset(&err, 0, sizeof err);
   if (sizeof(size_t) >= 8) {
     st = onyx_model_load_memory(&byte, (size_t)(limit + 1), &model, &err);
-    if (failed_cleanly("a model of 2^40 + 1 bytes in memory", st, &err, want, 1, why,
-                       sizeof why) &&
+    if (failed_cleanly("a model of 2^40 + 1 bytes in memory", st, &err, want, 1, why, sizeof why) &&
         strstr(err.message, "1099511627776") != NULL && model == NULL) {
       (*passed)++;
       if (verbose) printf("ok limit_file_size_memory: %s\n", err.message);
@@ -523,11 +522,10 @@ static void check_file_size_limit(int verbose, int *passed, int *failed) {
 }
 
 /* Runs one case; returns 1 when it passed, else 0 with why filled in. */
-static int check_case(const char *case_dir, int verbose, const char *name, char *why,
-                      size_t cap) {
+static int check_case(const char *case_dir, int verbose, const char *name, char *why, size_t cap) {
   expectation e;
   char path[PATH_CAP];
-  char text[sizeof ((onyx_error *)0)->message];
+  char text[sizeof((onyx_error *)0)->message];
   onyx_error err;
   onyx_model *model = NULL;
   onyx_session *session = NULL;
@@ -556,7 +554,7 @@ static int check_case(const char *case_dir, int verbose, const char *name, char 
   if (e.stage_run) {
     if (st != ONYX_OK) {
       say(why, cap, "the %s stage failed (%s: %s) but only the run should fail", stage,
-               onyx_status_name(st), err.message);
+          onyx_status_name(st), err.message);
       goto done;
     }
     stage = "run";
@@ -568,26 +566,25 @@ static int check_case(const char *case_dir, int verbose, const char *name, char 
     goto done;
   }
   if (st != e.status) {
-    say(why, cap, "expected %s, got %s at %s: %s", onyx_status_name(e.status),
-             onyx_status_name(st), stage, err.message);
+    say(why, cap, "expected %s, got %s at %s: %s", onyx_status_name(e.status), onyx_status_name(st),
+        stage, err.message);
     goto done;
   }
   if (err.status != st) {
-    say(why, cap, "%s returned %s but the error record says %s", stage,
-             onyx_status_name(st), onyx_status_name(err.status));
+    say(why, cap, "%s returned %s but the error record says %s", stage, onyx_status_name(st),
+        onyx_status_name(err.status));
     goto done;
   }
   if (memchr(err.message, '\0', sizeof err.message) == NULL || err.message[0] == '\0') {
-    say(why, cap, "%s at %s with an empty or unterminated message",
-             onyx_status_name(st), stage);
+    say(why, cap, "%s at %s with an empty or unterminated message", onyx_status_name(st), stage);
     goto done;
   }
   /* The model's path (it names the case) does not count. */
   without(err.message, case_dir, text, sizeof text);
   for (i = 0; i < e.n_messages; i++) {
     if (strstr(text, e.messages[i]) == NULL) {
-      say(why, cap, "%s at %s, but the message lacks '%s': %s", onyx_status_name(st),
-               stage, e.messages[i], err.message);
+      say(why, cap, "%s at %s, but the message lacks '%s': %s", onyx_status_name(st), stage,
+          e.messages[i], err.message);
       goto done;
     }
   }

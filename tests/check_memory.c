@@ -35,7 +35,7 @@
 
 enum { N = 1 << 24 }; /* floats: 64 MiB */
 #define TENSOR_BYTES ((size_t)N * sizeof(float))
-#define LIMIT_KB ((long)(2.2 * (double)TENSOR_BYTES / 1024.0))
+#define LIMIT_KB     ((long)(2.2 * (double)TENSOR_BYTES / 1024.0))
 
 static int write_file(const char *path, const void *p, size_t n) {
   FILE *f = fopen(path, "wb");
@@ -149,8 +149,8 @@ static int measure(const char *onyx, const char *what, const char *model, const 
                    const float *w) {
   long kb = run_peak_kb(onyx, model, out);
   if (kb < 0 || check_output(out, w) != 0) return 1;
-  printf("%s: onyx run peak RSS %ld KiB for a %zu KiB tensor (%.2fx; limit 2.2x, %ld KiB)\n",
-         what, kb, TENSOR_BYTES / 1024, (double)kb * 1024.0 / (double)TENSOR_BYTES, LIMIT_KB);
+  printf("%s: onyx run peak RSS %ld KiB for a %zu KiB tensor (%.2fx; limit 2.2x, %ld KiB)\n", what,
+         kb, TENSOR_BYTES / 1024, (double)kb * 1024.0 / (double)TENSOR_BYTES, LIMIT_KB);
   if (kb > LIMIT_KB) {
     fprintf(stderr, "FAIL: %s: peak RSS %ld KiB is above %ld KiB\n", what, kb, LIMIT_KB);
     return 1;

@@ -55,9 +55,9 @@ static inline size_t onyx__dtype_size(onyx_dtype dtype) {
 
 /* Bit masks over dense indices, for the allowed-type lists of op versions. */
 typedef unsigned onyx__dmask;
-#define ONYX__DM(name) (1u << ONYX__DI_##name)
+#define ONYX__DM(name)  (1u << ONYX__DI_##name)
 #define ONYX__DM_FLOATS (ONYX__DM(FLOAT16) | ONYX__DM(FLOAT) | ONYX__DM(DOUBLE))
-#define ONYX__DM_INTS                                                                      \
+#define ONYX__DM_INTS                                                                       \
   (ONYX__DM(INT8) | ONYX__DM(INT16) | ONYX__DM(INT32) | ONYX__DM(INT64) | ONYX__DM(UINT8) | \
    ONYX__DM(UINT16) | ONYX__DM(UINT32) | ONYX__DM(UINT64))
 #define ONYX__DM_ALL ((1u << ONYX__DTYPE_COUNT) - 1u)

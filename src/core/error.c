@@ -62,7 +62,7 @@ const char *onyx_status_description(onyx_status status) {
 
 const char *onyx_version(void) {
 #define ONYX_STR2_(x) #x
-#define ONYX_STR_(x) ONYX_STR2_(x)
+#define ONYX_STR_(x)  ONYX_STR2_(x)
   return ONYX_STR_(ONYX_VERSION_MAJOR) "." ONYX_STR_(ONYX_VERSION_MINOR) "." ONYX_STR_(
       ONYX_VERSION_PATCH);
 }

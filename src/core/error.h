@@ -24,9 +24,9 @@ onyx_status onyx__fail(onyx_error *err, onyx_status status, const char *fmt, ...
  */
 void onyx__error_prefix(onyx_error *err, const char *fmt, ...) ONYX__PRINTF(2, 3);
 
-#define ONYX__TRY(expr)                  \
-  do {                                   \
-    onyx_status onyx__st_ = (expr);      \
+#define ONYX__TRY(expr)                         \
+  do {                                          \
+    onyx_status onyx__st_ = (expr);             \
     if (onyx__st_ != ONYX_OK) return onyx__st_; \
   } while (0)
 

@@ -58,7 +58,7 @@ static inline onyx__f16 onyx__f32_to_f16(float f) {
     h.bits = (uint16_t)(sign | 0x7c00u);
     return h;
   }
-  if (a < 0x38800000u) { /* below the smallest normal half (2^-14) */
+  if (a < 0x38800000u) {   /* below the smallest normal half (2^-14) */
     if (a < 0x33000000u) { /* below half the smallest subnormal: rounds to zero */
       h.bits = sign;
       return h;

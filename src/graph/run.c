@@ -62,8 +62,7 @@ static onyx__run_ctx *run_ctx_new(const onyx_session *s) {
   c->need = onyx__calloc(s->n_buffers + 1, sizeof *c->need);
   c->params = onyx__calloc(s->n_steps + 1, sizeof *c->params);
   c->scratch_stride = (size_t)s->n_scratch * ONYX__TILE_BYTES;
-  if (c->scratch_stride > 0)
-    c->scratch = onyx__malloc(c->scratch_stride * s->workers);
+  if (c->scratch_stride > 0) c->scratch = onyx__malloc(c->scratch_stride * s->workers);
   if (!c->slots || !c->allocated || !c->buffers || !c->capacity || !c->need || !c->params ||
       (c->scratch_stride > 0 && !c->scratch)) {
     c->n_buffers = 0; /* buffers are all NULL: nothing else to free */
@@ -86,8 +85,8 @@ static onyx__run_ctx *run_ctx_new(const onyx_session *s) {
 }
 
 /* Checks input i against its declaration and counts its elements. */
-static onyx_status check_input(const onyx_session *s, size_t i, const onyx_tensor *t,
-                               size_t *count, onyx_error *err) {
+static onyx_status check_input(const onyx_session *s, size_t i, const onyx_tensor *t, size_t *count,
+                               onyx_error *err) {
   const onyx_value_info *info = &s->input_info[i];
   if (t->dtype != info->dtype)
     return onyx__fail(err, ONYX_INPUT_TYPE, "input %zu ('%s'): type %s given, %s expected", i,
@@ -195,10 +194,10 @@ static void run_range(const group_job *j, size_t begin, size_t end, unsigned wor
     size_t n = end - t < ONYX__TILE_ELEMS ? end - t : ONYX__TILE_ELEMS;
     for (uint32_t k = 0; k < g->n_steps; k++) {
       const onyx__step *st = &steps[k];
-      const void *x = st->sx >= 0 ? scratch + (size_t)st->sx * ONYX__TILE_BYTES
-                                  : at(&c->slots[st->x], elem, t);
-      void *y = st->sy >= 0 ? scratch + (size_t)st->sy * ONYX__TILE_BYTES
-                            : at(&c->slots[st->y], elem, t);
+      const void *x =
+          st->sx >= 0 ? scratch + (size_t)st->sx * ONYX__TILE_BYTES : at(&c->slots[st->x], elem, t);
+      void *y =
+          st->sy >= 0 ? scratch + (size_t)st->sy * ONYX__TILE_BYTES : at(&c->slots[st->y], elem, t);
       st->prep.kernel(n, x, y, &c->params[g->first + k]);
     }
   }
@@ -237,7 +236,8 @@ static void run_group(const onyx_session *s, const onyx__group *g, onyx__run_ctx
 static onyx_status reserve(onyx__run_ctx *c, size_t b, size_t nbytes, onyx_error *err) {
   if (c->capacity[b] >= nbytes && c->buffers[b] != NULL) return ONYX_OK;
   void *p = onyx__malloc(nbytes ? nbytes : 1);
-  if (p == NULL) return onyx__fail(err, ONYX_OUT_OF_MEMORY, "out of memory for a value of %zu bytes", nbytes);
+  if (p == NULL)
+    return onyx__fail(err, ONYX_OUT_OF_MEMORY, "out of memory for a value of %zu bytes", nbytes);
   onyx__free(c->buffers[b]);
   c->buffers[b] = p;
   c->capacity[b] = nbytes;
@@ -348,9 +348,8 @@ static void run_steps(const onyx_session *s, onyx__run_ctx *c) {
        * half fits there keeps paying. Measured with the float32
        * rounding-up kernel on 2 threads, streaming vs ordinary stores
        * (GB/s): 16 MB of output 43-48 vs 53-69, 32 MB 45-47 vs 24-34. */
-      c->params[k].stream =
-          step->sy < 0 &&
-          c->slots[step->y].nbytes >= (s->workers > 1 ? 2 : 1) * ONYX__STREAM_MIN_BYTES;
+      c->params[k].stream = step->sy < 0 && c->slots[step->y].nbytes >=
+                                                (s->workers > 1 ? 2 : 1) * ONYX__STREAM_MIN_BYTES;
     }
     run_group(s, grp, c);
   }
@@ -365,14 +364,16 @@ static void finish_outputs(const onyx_session *s, onyx__run_ctx *c, onyx_tensor 
     c->allocated[o] = false; /* every run starts with none (see onyx_session_run) */
     outputs[o].dtype = s->values[s->output_values[o]].desc.dtype;
     outputs[o].rank = sl->rank;
-    for (uint32_t d = 0; d < ONYX_MAX_RANK; d++) outputs[o].dims[d] = d < sl->rank ? sl->dims[d] : 0;
+    for (uint32_t d = 0; d < ONYX_MAX_RANK; d++)
+      outputs[o].dims[d] = d < sl->rank ? sl->dims[d] : 0;
   }
 }
 
 onyx_status onyx_session_run(onyx_session *s, const onyx_tensor *inputs, size_t n_inputs,
                              onyx_tensor *outputs, size_t n_outputs, onyx_error *err) {
   if (s == NULL || (n_inputs > 0 && inputs == NULL) || (n_outputs > 0 && outputs == NULL))
-    return onyx__fail(err, ONYX_INVALID_ARGUMENT, "onyx_session_run: NULL session, inputs or outputs");
+    return onyx__fail(err, ONYX_INVALID_ARGUMENT,
+                      "onyx_session_run: NULL session, inputs or outputs");
   if (n_inputs < s->n_inputs)
     return onyx__fail(err, ONYX_INPUT_MISSING, "%zu inputs given; the model takes %zu (next: '%s')",
                       n_inputs, s->n_inputs, s->input_info[n_inputs].name);

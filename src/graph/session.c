@@ -74,8 +74,7 @@ static onyx_status table_init(name_table *t, onyx__arena *arena, size_t max_entr
 /* The slot holding name, or the empty slot where it would go. */
 static name_slot *table_slot(const name_table *t, const char *name) {
   uint32_t i = hash_name(name, t->seed) & (t->cap - 1);
-  while (t->slots[i].key != NULL && strcmp(t->slots[i].key, name) != 0)
-    i = (i + 1) & (t->cap - 1);
+  while (t->slots[i].key != NULL && strcmp(t->slots[i].key, name) != 0) i = (i + 1) & (t->cap - 1);
   return &t->slots[i];
 }
 
@@ -107,8 +106,8 @@ static const char *describe_producer(const onyx__value *v, char *buf, size_t cap
 }
 
 /* Adds a named value; two producers of one name are an error. */
-static onyx_status add_value(builder *b, const char *name, onyx__value_kind kind,
-                             int32_t producer, const char *what, uint32_t *index) {
+static onyx_status add_value(builder *b, const char *name, onyx__value_kind kind, int32_t producer,
+                             const char *what, uint32_t *index) {
   name_slot *slot = table_slot(&b->names, name);
   if (slot->key != NULL) {
     char prev[64];
@@ -136,13 +135,12 @@ static void desc_from_tensor(onyx__value_desc *d, const onyx__tensor *t) {
 static onyx_status check_declared_type(builder *b, const onyx__value_info *vi, const char *what,
                                        size_t index) {
   if (!vi->has_type)
-    return onyx__fail(b->err, ONYX_TYPE, "%s %zu ('%s') is not a tensor with a declared type",
-                      what, index, vi->name);
+    return onyx__fail(b->err, ONYX_TYPE, "%s %zu ('%s') is not a tensor with a declared type", what,
+                      index, vi->name);
   if (!onyx__dtype_known(vi->raw_elem_type))
-    return onyx__fail(b->err, ONYX_TYPE,
-                      "%s %zu ('%s') has element type %s (%d), which onyx does not support", what,
-                      index, vi->name, onyx__onnx_type_name(vi->raw_elem_type),
-                      (int)vi->raw_elem_type);
+    return onyx__fail(
+        b->err, ONYX_TYPE, "%s %zu ('%s') has element type %s (%d), which onyx does not support",
+        what, index, vi->name, onyx__onnx_type_name(vi->raw_elem_type), (int)vi->raw_elem_type);
   return ONYX_OK;
 }
 
@@ -291,9 +289,9 @@ static onyx_status sort_nodes(builder *b, uint32_t **order_out) {
 }
 
 static const char *attr_type_name(onyx__attr_type t) {
-  static const char *const names[] = {"UNDEFINED", "FLOAT",   "INT",         "STRING",
-                                      "TENSOR",    "GRAPH",   "FLOATS",      "INTS",
-                                      "STRINGS",   "TENSORS", "GRAPHS",      "SPARSE_TENSOR",
+  static const char *const names[] = {"UNDEFINED",      "FLOAT",      "INT",        "STRING",
+                                      "TENSOR",         "GRAPH",      "FLOATS",     "INTS",
+                                      "STRINGS",        "TENSORS",    "GRAPHS",     "SPARSE_TENSOR",
                                       "SPARSE_TENSORS", "TYPE_PROTO", "TYPE_PROTOS"};
   static_assert(sizeof names / sizeof names[0] == ONYX__ATTR_TYPE_PROTOS + 1,
                 "a name for every attribute type");
@@ -321,8 +319,8 @@ static onyx_status find_op(const onyx_model *m, size_t n, const onyx__op **op_ou
   *op_out = onyx__op_find(node->op_type);
   if (*op_out == NULL)
     return onyx__fail(err, ONYX_UNSUPPORTED_OP,
-                      "node %zu ('%s'): op '%s' is not supported (onyx supports %s)", n,
-                      node->name, node->op_type, onyx__op_names());
+                      "node %zu ('%s'): op '%s' is not supported (onyx supports %s)", n, node->name,
+                      node->op_type, onyx__op_names());
   *ver_out = onyx__op_version_at(*op_out, opset);
   if (*ver_out == NULL)
     return onyx__fail(err, ONYX_UNSUPPORTED_OP,
@@ -340,19 +338,18 @@ static onyx_status check_arity(const onyx__node *node, size_t n, const onyx__op_
                       node->op_type, ver->since, ver->max_inputs, ONYX__MAX_OP_INPUTS);
   if (node->n_inputs < ver->min_inputs || node->n_inputs > ver->max_inputs ||
       (ver->min_inputs > 0 && node->inputs[0][0] == '\0')) {
-    return onyx__fail(err, ONYX_ARITY,
-                      "node %zu ('%s', %s-%d at opset %lld): takes %u to %u inputs, has %zu%s",
-                      n, node->name, node->op_type, ver->since, (long long)opset,
-                      ver->min_inputs, ver->max_inputs, node->n_inputs,
-                      node->n_inputs >= 1 && node->inputs[0][0] == '\0' ? " (input 0 is empty)"
-                                                                          : "");
+    return onyx__fail(
+        err, ONYX_ARITY, "node %zu ('%s', %s-%d at opset %lld): takes %u to %u inputs, has %zu%s",
+        n, node->name, node->op_type, ver->since, (long long)opset, ver->min_inputs,
+        ver->max_inputs, node->n_inputs,
+        node->n_inputs >= 1 && node->inputs[0][0] == '\0' ? " (input 0 is empty)" : "");
   }
   if (node->n_outputs != ver->n_outputs || node->outputs[0][0] == '\0')
     return onyx__fail(err, ONYX_ARITY,
                       "node %zu ('%s', %s-%d at opset %lld): has %zu outputs; it must have "
                       "exactly %u, each with a name",
-                      n, node->name, node->op_type, ver->since, (long long)opset,
-                      node->n_outputs, ver->n_outputs);
+                      n, node->name, node->op_type, ver->since, (long long)opset, node->n_outputs,
+                      ver->n_outputs);
   return ONYX_OK;
 }
 
@@ -378,8 +375,8 @@ static onyx_status check_attrs(const onyx__node *node, size_t n, const onyx__op_
     for (size_t p = 0; p < a; p++)
       if (strcmp(node->attrs[p].name, attr->name) == 0)
         return onyx__fail(err, ONYX_ATTRIBUTE,
-                          "node %zu ('%s', %s-%d at opset %lld): attribute '%s' is given twice",
-                          n, node->name, node->op_type, ver->since, (long long)opset, attr->name);
+                          "node %zu ('%s', %s-%d at opset %lld): attribute '%s' is given twice", n,
+                          node->name, node->op_type, ver->since, (long long)opset, attr->name);
     if (attr->has_ref_attr_name)
       return onyx__fail(err, ONYX_ATTRIBUTE,
                         "node %zu ('%s'): attribute '%s' refers to a function attribute, which "
@@ -465,8 +462,8 @@ static onyx_status plan_nodes(builder *b, const uint32_t *order) {
     onyx__value *y = &s->values[yv];
     onyx__prepared prep;
     memset(&prep, 0, sizeof prep);
-    onyx__prepare_ctx ctx = {node, n, ver, b->m->onnx_opset, inputs,
-                             s->opts.isa_cap, &s->arena, &y->desc};
+    onyx__prepare_ctx ctx = {node,      n,       ver, b->m->onnx_opset, inputs, s->opts.isa_cap,
+                             &s->arena, &y->desc};
     ONYX__TRY(op->prepare(&ctx, &prep, b->err));
     if (prep.constant != NULL) {
       y->kind = ONYX__VALUE_CONSTANT;
@@ -522,7 +519,8 @@ static onyx_status plan_outputs(builder *b) {
   s->output_info = onyx__arena_alloc(&s->arena, sizeof(onyx_value_info) * (g->n_outputs + 1));
   if (s->output_values == NULL || s->output_info == NULL)
     return onyx__fail(b->err, ONYX_OUT_OF_MEMORY, "out of memory");
-  if (g->n_outputs == 0) return onyx__fail(b->err, ONYX_UNDEFINED_VALUE, "the graph has no outputs");
+  if (g->n_outputs == 0)
+    return onyx__fail(b->err, ONYX_UNDEFINED_VALUE, "the graph has no outputs");
   for (size_t i = 0; i < g->n_outputs; i++) {
     const onyx__value_info *out = &g->outputs[i];
     int32_t v = table_find(&b->names, out->name);
@@ -533,9 +531,9 @@ static onyx_status plan_outputs(builder *b) {
                         i, out->name);
     const onyx__value_desc *d = &s->values[v].desc;
     if (out->has_type && out->dtype != d->dtype)
-      return onyx__fail(b->err, ONYX_TYPE, "graph output %zu '%s' is declared %s but is computed as %s",
-                        i, out->name, onyx__onnx_type_name(out->raw_elem_type),
-                        onyx_dtype_name(d->dtype));
+      return onyx__fail(b->err, ONYX_TYPE,
+                        "graph output %zu '%s' is declared %s but is computed as %s", i, out->name,
+                        onyx__onnx_type_name(out->raw_elem_type), onyx_dtype_name(d->dtype));
     /* A declared output shape that contradicts the computed one is a broken
      * model; dimensions unknown on either side are left to the run. */
     if (out->has_type && out->has_shape && d->has_shape) {
@@ -638,7 +636,8 @@ static onyx_status plan_memory(builder *b, const bool *whole) {
       st->sx = tile_of[st->x];
       release(last_use, k, st->x, tile_of, buf_of, &tiles, &bufs);
       for (size_t i = 0; i < ONYX__MAX_OP_INPUTS; i++)
-        if (st->in[i] >= 0) release(last_use, k, (uint32_t)st->in[i], tile_of, buf_of, &tiles, &bufs);
+        if (st->in[i] >= 0)
+          release(last_use, k, (uint32_t)st->in[i], tile_of, buf_of, &tiles, &bufs);
       st->sy = whole[st->y] ? -1 : (tile_of[st->y] = take(&tiles));
       st->buf = whole[st->y] && !is_output[st->y] ? (buf_of[st->y] = take(&bufs)) : -1;
       if (last_use[st->y] == k) release(last_use, k, st->y, tile_of, buf_of, &tiles, &bufs);
@@ -730,7 +729,8 @@ onyx_status onyx_session_create(const onyx_model *model, const onyx_session_opti
                                 onyx_session **out, onyx_error *err) {
   if (out != NULL) *out = NULL;
   if (model == NULL || out == NULL)
-    return onyx__fail(err, ONYX_INVALID_ARGUMENT, "onyx_session_create: model and out must not be NULL");
+    return onyx__fail(err, ONYX_INVALID_ARGUMENT,
+                      "onyx_session_create: model and out must not be NULL");
   onyx_session *s = onyx__calloc(1, sizeof *s);
   if (s == NULL) return onyx__fail(err, ONYX_OUT_OF_MEMORY, "out of memory");
   s->model = model;
@@ -787,8 +787,8 @@ size_t onyx_session_output_count(const onyx_session *session) {
   return session ? session->n_outputs : 0;
 }
 
-onyx_status onyx_session_input_info(const onyx_session *session, size_t index,
-                                    onyx_value_info *out, onyx_error *err) {
+onyx_status onyx_session_input_info(const onyx_session *session, size_t index, onyx_value_info *out,
+                                    onyx_error *err) {
   if (session == NULL || out == NULL || index >= session->n_inputs)
     return onyx__fail(err, ONYX_INVALID_ARGUMENT, "onyx_session_input_info: no input %zu", index);
   *out = session->input_info[index];

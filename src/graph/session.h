@@ -32,14 +32,14 @@ typedef struct onyx__value {
 static_assert(ONYX__MAX_OP_INPUTS <= sizeof(unsigned) * 8, "a bit per op input");
 
 typedef struct onyx__step {
-  uint32_t node;       /* model node index, for messages */
+  uint32_t node; /* model node index, for messages */
   onyx__prepared prep;
-  uint32_t x, y;       /* value indices */
+  uint32_t x, y;                   /* value indices */
   int32_t in[ONYX__MAX_OP_INPUTS]; /* value of node input i when prep.runtime_inputs has
                                     * bit i, else -1 */
-  int32_t sx, sy;      /* scratch tile holding x / y inside a fused group, or -1 */
-  int32_t buf;         /* whole buffer of the run context holding y when y is
-                        * written whole but is no graph output, or -1 */
+  int32_t sx, sy;                  /* scratch tile holding x / y inside a fused group, or -1 */
+  int32_t buf;                     /* whole buffer of the run context holding y when y is
+                                    * written whole but is no graph output, or -1 */
 } onyx__step;
 
 /*

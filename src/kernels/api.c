@@ -30,8 +30,8 @@ static onyx__dmask kop_types(onyx__kop op) {
   return m;
 }
 
-static onyx_status kernel_call(onyx__kop op, onyx_dtype dtype, size_t n, const void *x,
-                                     void *y, const void *lo, const void *hi, onyx_error *err) {
+static onyx_status kernel_call(onyx__kop op, onyx_dtype dtype, size_t n, const void *x, void *y,
+                               const void *lo, const void *hi, onyx_error *err) {
   char name[16];
   if (n > 0 && (x == NULL || y == NULL)) {
     kop_onnx_name(op, name, sizeof name);

@@ -42,8 +42,10 @@ typedef struct onyx__level_table {
   onyx__cpu_feature feature; /* only if needs_feature */
 } onyx__level_table;
 
-#define ONYX__TABLE(t) {&(t), false, (onyx__cpu_feature)0}
-#define ONYX__TABLE_IF(t, f) {&(t), true, (f)}
+#define ONYX__TABLE(t) \
+  { &(t), false, (onyx__cpu_feature)0 }
+#define ONYX__TABLE_IF(t, f) \
+  { &(t), true, (f) }
 
 /* The most tables one level has. */
 #define ONYX__LEVEL_TABLES 2
@@ -67,14 +69,15 @@ static const onyx__level_table onyx__tables[ONYX__ISA_LEVEL_COUNT][ONYX__LEVEL_T
     (defined(ONYX_HAVE_AVX512_KERNELS) || defined(ONYX_HAVE_AVX512FP16_KERNELS))
     /* float16 Ceil and Floor in half precision where the CPU has
      * AVX512-FP16; the AVX-512 table's kernels for everything else. */
-    [ONYX_ISA_AVX512] = {
+    [ONYX_ISA_AVX512] =
+        {
 #if defined(ONYX_HAVE_AVX512FP16_KERNELS)
-        ONYX__TABLE_IF(onyx__kernels_avx512fp16, ONYX__CPU_AVX512FP16),
+            ONYX__TABLE_IF(onyx__kernels_avx512fp16, ONYX__CPU_AVX512FP16),
 #endif
 #if defined(ONYX_HAVE_AVX512_KERNELS)
-        ONYX__TABLE(onyx__kernels_avx512),
+            ONYX__TABLE(onyx__kernels_avx512),
 #endif
-    },
+        },
 #endif
 #if defined(ONYX_HAVE_NEON_KERNELS) && defined(__aarch64__)
     /* float16 Ceil and Floor in half precision where the CPU has FEAT_FP16. */
@@ -91,7 +94,7 @@ static const onyx__level_table onyx__tables[ONYX__ISA_LEVEL_COUNT][ONYX__LEVEL_T
  * above the highest level (ONYX_ISA_BEST) means no cap.
  */
 static bool kernel_find(onyx__kop op, onyx_dtype dtype, onyx_isa cap, onyx__ukernel *kernel,
-                              onyx_isa *isa) {
+                        onyx_isa *isa) {
   int di = onyx__dtype_index(dtype);
   if ((int)op < 0 || (int)op >= ONYX__KOP_COUNT || di < 0) return false;
   onyx_isa top = onyx__cpu_isa();

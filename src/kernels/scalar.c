@@ -38,10 +38,10 @@ typedef uint64_t onyx__c_u64;
  * The Clip rule names the element function: float16 has its own, because
  * numpy's float16 clip breaks ties between +0 and -0 the other way.
  */
-#define ONYX__SCALAR_FLOAT_TYPES(X)                                              \
-  X(FLOAT, f32, float, NATIVE, f32, f32, -INFINITY, INFINITY)                    \
-  X(DOUBLE, f64, double, NATIVE, f64, f64, -(double)INFINITY, (double)INFINITY)  \
-  X(FLOAT16, f16, onyx__f16, F16, f32, f32_ties_x, -INFINITY, INFINITY)           \
+#define ONYX__SCALAR_FLOAT_TYPES(X)                                             \
+  X(FLOAT, f32, float, NATIVE, f32, f32, -INFINITY, INFINITY)                   \
+  X(DOUBLE, f64, double, NATIVE, f64, f64, -(double)INFINITY, (double)INFINITY) \
+  X(FLOAT16, f16, onyx__f16, F16, f32, f32_ties_x, -INFINITY, INFINITY)         \
   X(BFLOAT16, bf16, onyx__bf16, BF16, f32, f32, -INFINITY, INFINITY)
 
 #define ONYX__SCALAR_INT_TYPES(X)                             \
@@ -61,22 +61,22 @@ typedef uint64_t onyx__c_u64;
  * Halves widen to float32 exactly and round back to nearest even. When the
  * float32 result is x itself, bit for bit, the half x is returned as it
  * was: that keeps a signalling NaN signalling through Sign and Clip, as
- * numpy's float16 loops do, where narrowing would set its quiet bit. Integers widen to 64 bits, in which every value of the
- * narrower types is exact, and narrow back: results are always in range,
+ * numpy's float16 loops do, where narrowing would set its quiet bit. Integers widen to 64 bits, in
+ * which every value of the narrower types is exact, and narrow back: results are always in range,
  * because Sign gives -1, 0 or 1 and Clip gives x or one of the bounds.
  */
-#define ONYX__LOAD_NATIVE(c, v) (v)
+#define ONYX__LOAD_NATIVE(c, v)          (v)
 #define ONYX__RESULT_NATIVE(T, x, xc, r) (r)
-#define ONYX__ISNAN_NATIVE(v) isnan(v)
-#define ONYX__LOAD_F16(c, v) onyx__f16_to_f32(v)
-#define ONYX__RESULT_F16(T, x, xc, r) (onyx__same_f32(r, xc) ? (x) : onyx__f32_to_f16(r))
-#define ONYX__ISNAN_F16(v) isnan(v)
-#define ONYX__LOAD_BF16(c, v) onyx__bf16_to_f32(v)
-#define ONYX__RESULT_BF16(T, x, xc, r) (onyx__same_f32(r, xc) ? (x) : onyx__f32_to_bf16(r))
-#define ONYX__ISNAN_BF16(v) isnan(v)
-#define ONYX__LOAD_INT(c, v) ((onyx__c_##c)(v))
-#define ONYX__RESULT_INT(T, x, xc, r) ((T)(r))
-#define ONYX__ISNAN_INT(v) ((void)(v), 0)
+#define ONYX__ISNAN_NATIVE(v)            isnan(v)
+#define ONYX__LOAD_F16(c, v)             onyx__f16_to_f32(v)
+#define ONYX__RESULT_F16(T, x, xc, r)    (onyx__same_f32(r, xc) ? (x) : onyx__f32_to_f16(r))
+#define ONYX__ISNAN_F16(v)               isnan(v)
+#define ONYX__LOAD_BF16(c, v)            onyx__bf16_to_f32(v)
+#define ONYX__RESULT_BF16(T, x, xc, r)   (onyx__same_f32(r, xc) ? (x) : onyx__f32_to_bf16(r))
+#define ONYX__ISNAN_BF16(v)              isnan(v)
+#define ONYX__LOAD_INT(c, v)             ((onyx__c_##c)(v))
+#define ONYX__RESULT_INT(T, x, xc, r)    ((T)(r))
+#define ONYX__ISNAN_INT(v)               ((void)(v), 0)
 
 /* ---- Per-element semantics, once per class ---------------------------- */
 
@@ -87,18 +87,18 @@ typedef uint64_t onyx__c_u64;
  * max-then-min in which a NaN operand wins and a tie returns the bound:
  * clip(-0, lo = +0) is +0, clip(+0, hi = -0) is -0, lo > hi gives hi.
  */
-#define ONYX__NATIVE_FLOAT_ELEMENTS(T, c, CEIL, FLOOR, QUIET)                      \
+#define ONYX__NATIVE_FLOAT_ELEMENTS(T, c, CEIL, FLOOR, QUIET)                     \
   static inline T onyx__ceil_##c(T x) { return isnan(x) ? QUIET(x) : CEIL(x); }   \
   static inline T onyx__floor_##c(T x) { return isnan(x) ? QUIET(x) : FLOOR(x); } \
-  static inline T onyx__sign_##c(T x) {                     \
-    if (x > 0) return (T)1;                                 \
-    if (x < 0) return (T)-1;                                \
-    if (x == 0) return (T)0;                                \
-    return x; /* NaN */                                     \
-  }                                                         \
-  static inline T onyx__clip_##c(T x, T lo, T hi) {         \
-    T t = (x > lo || isnan(x)) ? x : lo;                    \
-    return (t < hi || isnan(t)) ? t : hi;                   \
+  static inline T onyx__sign_##c(T x) {                                           \
+    if (x > 0) return (T)1;                                                       \
+    if (x < 0) return (T)-1;                                                      \
+    if (x == 0) return (T)0;                                                      \
+    return x; /* NaN */                                                           \
+  }                                                                               \
+  static inline T onyx__clip_##c(T x, T lo, T hi) {                               \
+    T t = (x > lo || isnan(x)) ? x : lo;                                          \
+    return (t < hi || isnan(t)) ? t : hi;                                         \
   }
 
 /*
@@ -117,7 +117,9 @@ static inline double onyx__quiet_f64(double x) {
   memcpy(&x, &u, sizeof x);
   return x;
 }
-static inline int onyx__same_f32(float a, float b) { return onyx__f32_bits(a) == onyx__f32_bits(b); }
+static inline int onyx__same_f32(float a, float b) {
+  return onyx__f32_bits(a) == onyx__f32_bits(b);
+}
 
 ONYX__NATIVE_FLOAT_ELEMENTS(float, f32, ceilf, floorf, onyx__quiet_f32)
 ONYX__NATIVE_FLOAT_ELEMENTS(double, f64, ceil, floor, onyx__quiet_f64)
@@ -170,19 +172,19 @@ static inline uint64_t onyx__clip_u64(uint64_t x, uint64_t lo, uint64_t hi) {
     }                                                                        \
   }
 
-#define ONYX__CLIP_KERNEL(tn, T, K, c, rule)                                     \
-  static void onyx__##tn##_vclip__scalar(size_t n, const void *x, void *y,       \
-                                         const onyx__kparams *params) {          \
-    const unsigned char *src = x;                                                \
-    unsigned char *dst = y;                                                      \
-    const onyx__c_##c lo = params->c.lo, hi = params->c.hi;                      \
-    for (size_t i = 0; i < n; i++) {                                             \
-      T v;                                                                       \
-      memcpy(&v, src + i * sizeof v, sizeof v);                                  \
-      const onyx__c_##c xc = ONYX__LOAD_##K(c, v);                               \
-      const T r = ONYX__RESULT_##K(T, v, xc, onyx__clip_##rule(xc, lo, hi));     \
-      memcpy(dst + i * sizeof r, &r, sizeof r);                                  \
-    }                                                                            \
+#define ONYX__CLIP_KERNEL(tn, T, K, c, rule)                                 \
+  static void onyx__##tn##_vclip__scalar(size_t n, const void *x, void *y,   \
+                                         const onyx__kparams *params) {      \
+    const unsigned char *src = x;                                            \
+    unsigned char *dst = y;                                                  \
+    const onyx__c_##c lo = params->c.lo, hi = params->c.hi;                  \
+    for (size_t i = 0; i < n; i++) {                                         \
+      T v;                                                                   \
+      memcpy(&v, src + i * sizeof v, sizeof v);                              \
+      const onyx__c_##c xc = ONYX__LOAD_##K(c, v);                           \
+      const T r = ONYX__RESULT_##K(T, v, xc, onyx__clip_##rule(xc, lo, hi)); \
+      memcpy(dst + i * sizeof r, &r, sizeof r);                              \
+    }                                                                        \
   }
 
 #define ONYX__ROUNDING_KERNELS(NAME, tn, T, K, c, rule, nlo, nhi) \
@@ -195,10 +197,10 @@ static inline uint64_t onyx__clip_u64(uint64_t x, uint64_t lo, uint64_t hi) {
 ONYX__SCALAR_FLOAT_TYPES(ONYX__ROUNDING_KERNELS)
 ONYX__SCALAR_ALL_TYPES(ONYX__COMMON_KERNELS)
 
-#define ONYX__ROUNDING_ENTRIES(NAME, tn, T, K, c, rule, nlo, nhi)         \
+#define ONYX__ROUNDING_ENTRIES(NAME, tn, T, K, c, rule, nlo, nhi)   \
   .k[ONYX__KOP_CEIL][ONYX__DI_##NAME] = onyx__##tn##_vceil__scalar, \
   .k[ONYX__KOP_FLOOR][ONYX__DI_##NAME] = onyx__##tn##_vfloor__scalar,
-#define ONYX__COMMON_ENTRIES(NAME, tn, T, K, c, rule, nlo, nhi)           \
+#define ONYX__COMMON_ENTRIES(NAME, tn, T, K, c, rule, nlo, nhi)     \
   .k[ONYX__KOP_SIGN][ONYX__DI_##NAME] = onyx__##tn##_vsign__scalar, \
   .k[ONYX__KOP_CLIP][ONYX__DI_##NAME] = onyx__##tn##_vclip__scalar,
 
@@ -214,7 +216,7 @@ const onyx__kernel_table onyx__kernels_scalar = {ONYX__SCALAR_FLOAT_TYPES(ONYX__
  * or +inf (np.clip([5, -5], nan, 2) is [2, -5]). Integers are read with
  * memcpy, as the caller's pointer need not be aligned, and widened.
  */
-#define ONYX__BOUND_READER(NAME, tn, T, K, c, rule, nlo, nhi)                  \
+#define ONYX__BOUND_READER(NAME, tn, T, K, c, rule, nlo, nhi)            \
   static onyx__c_##c onyx__bound_##tn(const void *p, onyx__c_##c none) { \
     T v;                                                                 \
     if (p == NULL) return none;                                          \
@@ -228,9 +230,9 @@ void onyx__clip_params(onyx_dtype dtype, const void *lo, const void *hi, onyx__k
   memset(params, 0, sizeof *params);
   switch (dtype) {
 #define ONYX__CLIP_CASE(NAME, tn, T, K, c, rule, nlo, nhi) \
-  case ONYX_DTYPE_##NAME:                            \
-    params->c.lo = onyx__bound_##tn(lo, nlo);        \
-    params->c.hi = onyx__bound_##tn(hi, nhi);        \
+  case ONYX_DTYPE_##NAME:                                  \
+    params->c.lo = onyx__bound_##tn(lo, nlo);              \
+    params->c.hi = onyx__bound_##tn(hi, nhi);              \
     return;
     ONYX__SCALAR_ALL_TYPES(ONYX__CLIP_CASE)
 #undef ONYX__CLIP_CASE

@@ -29,8 +29,8 @@ static onyx_status check_info(const onyx__os_file_info *info, onyx_error *err) {
 }
 
 /* Maps the open file f, of info's size; fills id when not NULL. */
-static onyx_status map_open(onyx__os_file f, const onyx__os_file_info *info,
-                            const uint8_t **bytes, onyx__file_id *id, onyx_error *err) {
+static onyx_status map_open(onyx__os_file f, const onyx__os_file_info *info, const uint8_t **bytes,
+                            onyx__file_id *id, onyx_error *err) {
   ONYX__TRY(check_info(info, err));
   if (id != NULL && onyx__file_identity(f, "the file", id, err) != ONYX_OK) return ONYX_IO;
   onyx__os_map map;
@@ -52,9 +52,9 @@ onyx_status onyx__map_file(const char *path, const uint8_t **bytes, size_t *size
   }
   onyx__os_file_info info;
   e = onyx__os_file_info_get(f, &info);
-  onyx_status st = e != 0 ? onyx__fail(err, ONYX_IO, "cannot stat: %s (errno %d)",
-                                       onyx__os_error_text(e), e)
-                          : map_open(f, &info, bytes, id, err);
+  onyx_status st =
+      e != 0 ? onyx__fail(err, ONYX_IO, "cannot stat: %s (errno %d)", onyx__os_error_text(e), e)
+             : map_open(f, &info, bytes, id, err);
   if (st != ONYX_OK || file == NULL) {
     (void)onyx__os_file_close(f); /* a mapping keeps its file open */
   } else {
@@ -133,8 +133,9 @@ static onyx_status load_file(const char *path, bool keep, onyx_model **out, onyx
   }
   if (path[0] == '\0') return onyx__fail(err, ONYX_INVALID_ARGUMENT, "the path is empty");
   onyx_model *m = onyx__calloc(1, sizeof *m);
-  onyx_status st = m != NULL ? load_mapped(m, path, keep, err)
-                             : onyx__fail(err, ONYX_OUT_OF_MEMORY, "out of memory allocating the model");
+  onyx_status st = m != NULL
+                       ? load_mapped(m, path, keep, err)
+                       : onyx__fail(err, ONYX_OUT_OF_MEMORY, "out of memory allocating the model");
   if (st != ONYX_OK) {
     onyx__error_prefix(err, "%s", path);
     onyx_model_free(m);

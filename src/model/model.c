@@ -479,8 +479,8 @@ static onyx__attr_type attr_type(const attr_scan *sc) {
   return (onyx__attr_type)bit;
 }
 
-static onyx_status decode_attr_tensor(parser *ps, const onyx__pb_field *t, int depth,
-                                      onyx__attr *a, onyx_error *err) {
+static onyx_status decode_attr_tensor(parser *ps, const onyx__pb_field *t, int depth, onyx__attr *a,
+                                      onyx_error *err) {
   a->t = onyx__arena_alloc(ps->arena, sizeof *a->t);
   if (a->t == NULL) return onyx__fail(err, ONYX_OUT_OF_MEMORY, "out of memory");
   onyx_status st = onyx__tensor_decode_at(&ps->src, t->data, t->len, depth + 1, a->t, err);
@@ -724,8 +724,7 @@ typedef struct graph_fill {
 
 /* One field of a graph in pass 2: nodes, initializers, inputs, outputs. */
 static onyx_status decode_graph_field(parser *ps, const onyx__pb *s, const onyx__pb_field *h,
-                                      int depth, onyx__graph *g, graph_fill *n,
-                                      onyx_error *err) {
+                                      int depth, onyx__graph *g, graph_fill *n, onyx_error *err) {
   switch (h->number) {
     case G_NODE:
       n->nodes++;
@@ -736,8 +735,8 @@ static onyx_status decode_graph_field(parser *ps, const onyx__pb *s, const onyx_
                                 &g->initializers[n->initializers - 1], err);
     case G_INPUT:
       n->inputs++;
-      return decode_io(ps, s, h, depth + 1, "graph input", n->inputs - 1,
-                       &g->inputs[n->inputs - 1], err);
+      return decode_io(ps, s, h, depth + 1, "graph input", n->inputs - 1, &g->inputs[n->inputs - 1],
+                       err);
     case G_OUTPUT:
       n->outputs++;
       return decode_io(ps, s, h, depth + 1, "graph output", n->outputs - 1,
@@ -916,8 +915,8 @@ static onyx_status check_ir_version(const onyx_model *m, bool has_ir, onyx_error
 }
 
 /* One metadata_props entry (StringStringEntryProto: key 1, value 2). */
-static onyx_status decode_prop(parser *ps, const onyx__pb *r, const onyx__pb_field *f,
-                               size_t index, onyx_error *err) {
+static onyx_status decode_prop(parser *ps, const onyx__pb *r, const onyx__pb_field *f, size_t index,
+                               onyx_error *err) {
   onyx__meta *meta = &ps->m->meta;
   meta->keys[index] = meta->values[index] = "";
   onyx__pb s = onyx__pb_sub(r, f);

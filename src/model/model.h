@@ -18,8 +18,8 @@
 #include "os/os.h"
 
 /* Limits; each is an ONYX_LIMIT error with its own message when exceeded. */
-#define ONYX__MAX_NESTING 64               /* nested protobuf messages */
-#define ONYX__MAX_ELEMENTS (INT64_C(1) << 40) /* elements in one tensor */
+#define ONYX__MAX_NESTING   64                 /* nested protobuf messages */
+#define ONYX__MAX_ELEMENTS  (INT64_C(1) << 40) /* elements in one tensor */
 #define ONYX__MAX_FILE_SIZE (INT64_C(1) << 40)
 
 /* A decoded TensorProto. */
@@ -28,9 +28,9 @@ typedef struct onyx__tensor {
   onyx_dtype dtype;
   uint32_t rank;
   int64_t dims[ONYX_MAX_RANK];
-  size_t count;      /* product of dims (1 for rank 0) */
-  const void *data;  /* count * dtype size bytes, host order, any alignment; NULL if
-                      * count == 0, or until a deferred payload is read */
+  size_t count;     /* product of dims (1 for rank 0) */
+  const void *data; /* count * dtype size bytes, host order, any alignment; NULL if
+                     * count == 0, or until a deferred payload is read */
   size_t nbytes;
 } onyx__tensor;
 
@@ -86,12 +86,12 @@ typedef struct onyx__node {
 /* A decoded ValueInfoProto with a tensor type. */
 typedef struct onyx__value_info {
   const char *name;
-  bool has_type;   /* a tensor_type is present */
+  bool has_type;    /* a tensor_type is present */
   onyx_dtype dtype; /* may be a value onyx does not know; checked later */
   int32_t raw_elem_type;
   bool has_shape;
   uint32_t rank;
-  int64_t dims[ONYX_MAX_RANK];          /* -1 for symbolic or absent */
+  int64_t dims[ONYX_MAX_RANK];           /* -1 for symbolic or absent */
   const char *dim_params[ONYX_MAX_RANK]; /* NULL unless symbolic */
 } onyx__value_info;
 
@@ -167,7 +167,7 @@ struct onyx_model {
    * onyx_model_load_file_mapped); tensors point into it. */
   const uint8_t *mapping;
   size_t mapping_size;
-  const char *dir; /* folder of the model file, for external data; NULL from memory */
+  const char *dir;  /* folder of the model file, for external data; NULL from memory */
   const char *path; /* for messages; "<memory>" when loaded from memory */
 
   int64_t ir_version;

@@ -47,9 +47,10 @@ onyx_status onyx__pread_full(onyx__os_file file, void *buf, size_t n, uint64_t o
                       e);
   }
   if (got < n) {
-    return onyx__fail(err, ONYX_IO, "cannot read %s: the file ends %llu bytes in, before the %zu "
-                      "bytes wanted at offset %llu", what, (unsigned long long)(offset + got), n,
-                      (unsigned long long)offset);
+    return onyx__fail(err, ONYX_IO,
+                      "cannot read %s: the file ends %llu bytes in, before the %zu "
+                      "bytes wanted at offset %llu",
+                      what, (unsigned long long)(offset + got), n, (unsigned long long)offset);
   }
   return ONYX_OK;
 }
@@ -141,12 +142,15 @@ static onyx_status check_unchanged(const onyx__file_id *was, const onyx__file_id
     return ONYX_OK;
   }
   if (was->size != now->size) {
-    return onyx__fail(err, ONYX_IO, "%s changed after the model was loaded: it has %llu bytes, "
-                      "it had %llu; load the model again", what, (unsigned long long)now->size,
-                      (unsigned long long)was->size);
+    return onyx__fail(err, ONYX_IO,
+                      "%s changed after the model was loaded: it has %llu bytes, "
+                      "it had %llu; load the model again",
+                      what, (unsigned long long)now->size, (unsigned long long)was->size);
   }
-  return onyx__fail(err, ONYX_IO, "%s changed after the model was loaded (it was replaced or "
-                    "written to); load the model again", what);
+  return onyx__fail(err, ONYX_IO,
+                    "%s changed after the model was loaded (it was replaced or "
+                    "written to); load the model again",
+                    what);
 }
 
 /* Reads item i into a new buffer and points its tensor at it. */

@@ -9,11 +9,11 @@
 #include "os/os.h"
 
 struct onyx__payloads {
-  onyx__os_mutex lock;  /* held while payloads are read */
-  atomic_bool done;     /* every payload has been read */
-  onyx__os_file file;   /* the model file, or none once no payload needs it */
-  onyx__file_id id;     /* the model file's identity at load */
-  const char *dir;      /* the folder external data is relative to */
+  onyx__os_mutex lock; /* held while payloads are read */
+  atomic_bool done;    /* every payload has been read */
+  onyx__os_file file;  /* the model file, or none once no payload needs it */
+  onyx__file_id id;    /* the model file's identity at load */
+  const char *dir;     /* the folder external data is relative to */
   size_t n, cap;
   onyx__deferred *items;
   void **buffers; /* buffers[i] holds items[i]'s data once read, else NULL */
@@ -35,7 +35,6 @@ void onyx__payloads_close_model_file(onyx__payloads *p);
 /* Maps nbytes at offset of file read-only for the table's life; *data
  * points at the first byte. ONYX_IO naming `what` if it cannot be mapped. */
 onyx_status onyx__payloads_map(onyx__payloads *p, onyx__os_file file, uint64_t offset,
-                               size_t nbytes, const char *what, const void **data,
-                               onyx_error *err);
+                               size_t nbytes, const char *what, const void **data, onyx_error *err);
 
 #endif

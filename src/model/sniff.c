@@ -58,13 +58,19 @@ static bool tensor_field(uint64_t field, unsigned wire) {
 static bool skip_value(const uint8_t *b, size_t n, size_t *at, unsigned wire) {
   uint64_t len;
   switch (wire) {
-  case WIRE_VARINT: return read_varint(b, n, at, &len);
-  case WIRE_I64: len = 8; break;
-  case WIRE_I32: len = 4; break;
-  case WIRE_LEN:
-    if (!read_varint(b, n, at, &len)) return false;
-    break;
-  default: return false;
+    case WIRE_VARINT:
+      return read_varint(b, n, at, &len);
+    case WIRE_I64:
+      len = 8;
+      break;
+    case WIRE_I32:
+      len = 4;
+      break;
+    case WIRE_LEN:
+      if (!read_varint(b, n, at, &len)) return false;
+      break;
+    default:
+      return false;
   }
   if (len > n - *at) return false;
   *at += (size_t)len;

@@ -79,7 +79,6 @@ static int typed_field_for(onyx_dtype t) {
   }
 }
 
-
 static int64_t as_int64(uint64_t v) {
   int64_t s = 0;
   memcpy(&s, &v, sizeof s);
@@ -377,9 +376,12 @@ static const char *scan_wire(uint32_t number, uint32_t *wire) {
     uint32_t number, wire;
     const char *name;
   } known[] = {
-      {T_DATA_TYPE, ONYX__WIRE_VARINT, "data_type"},  {T_SEGMENT, ONYX__WIRE_LEN, "segment"},
-      {T_STRING_DATA, ONYX__WIRE_LEN, "string_data"}, {T_NAME, ONYX__WIRE_LEN, "name"},
-      {T_RAW_DATA, ONYX__WIRE_LEN, "raw_data"},       {T_DOC_STRING, ONYX__WIRE_LEN, "doc_string"},
+      {T_DATA_TYPE, ONYX__WIRE_VARINT, "data_type"},
+      {T_SEGMENT, ONYX__WIRE_LEN, "segment"},
+      {T_STRING_DATA, ONYX__WIRE_LEN, "string_data"},
+      {T_NAME, ONYX__WIRE_LEN, "name"},
+      {T_RAW_DATA, ONYX__WIRE_LEN, "raw_data"},
+      {T_DOC_STRING, ONYX__WIRE_LEN, "doc_string"},
       {T_EXTERNAL_DATA, ONYX__WIRE_LEN, "external_data"},
       {T_DATA_LOCATION, ONYX__WIRE_VARINT, "data_location"},
   };
@@ -449,8 +451,7 @@ static onyx_status check_header(const scan *sc, onyx__tensor *out, size_t *nbyte
   }
   out->dtype = (onyx_dtype)data_type;
   if (sc->rank > ONYX_MAX_RANK) {
-    return onyx__fail(err, ONYX_LIMIT, "rank %zu exceeds the limit of %d", sc->rank,
-                      ONYX_MAX_RANK);
+    return onyx__fail(err, ONYX_LIMIT, "rank %zu exceeds the limit of %d", sc->rank, ONYX_MAX_RANK);
   }
   out->rank = (uint32_t)sc->rank;
   memcpy(out->dims, sc->dims, sc->rank * sizeof sc->dims[0]);
@@ -571,8 +572,8 @@ static onyx_status decode_typed(const onyx__tensor_src *src, const uint8_t *byte
     if (f.number != typed_fields[want].number) continue;
     onyx__pb vals = {0};
     size_t n = 0;
-    ONYX__TRY(onyx__pb_values(&r, &f, typed_fields[want].wire, typed_fields[want].name, &vals, &n,
-                              err));
+    ONYX__TRY(
+        onyx__pb_values(&r, &f, typed_fields[want].wire, typed_fields[want].name, &vals, &n, err));
     for (size_t j = 0; j < n; j++, i++) {
       ONYX__TRY(store_typed(want, out->dtype, &vals, dst, i, err));
     }
@@ -615,8 +616,8 @@ static onyx_status decode_external(const onyx__tensor_src *src, const uint8_t *b
   ONYX__TRY(scan_external(src, bytes, size, depth, &x, err));
   onyx__os_file file;
   onyx__deferred d = {out, x.location, x.offset, {0}};
-  ONYX__TRY(onyx__external_open(src->dir, x.location, x.offset, x.has_length, x.length,
-                                out->nbytes, &file, &d.id, err));
+  ONYX__TRY(onyx__external_open(src->dir, x.location, x.offset, x.has_length, x.length, out->nbytes,
+                                &file, &d.id, err));
   onyx_status st = ONYX_OK;
   bool large = src->deferred != NULL && out->nbytes >= ONYX__DEFER_MIN;
   char what[300];
@@ -862,8 +863,8 @@ static onyx_status write_full(onyx__os_file file, const void *p, size_t n, const
                               onyx_error *err) {
   int e = onyx__os_file_write_all(file, p, n);
   if (e != 0) {
-    return onyx__fail(err, ONYX_IO, "%s: cannot write: %s (errno %d)", path,
-                      onyx__os_error_text(e), e);
+    return onyx__fail(err, ONYX_IO, "%s: cannot write: %s (errno %d)", path, onyx__os_error_text(e),
+                      e);
   }
   return ONYX_OK;
 }
@@ -871,8 +872,8 @@ static onyx_status write_full(onyx__os_file file, const void *p, size_t n, const
 /* Writes the n bytes of host-order elements width bytes wide at p to file,
  * little-endian: as they are on a little-endian host, else converted a
  * block at a time, so that saving never copies the whole tensor. */
-static onyx_status write_le(onyx__os_file file, const void *p, size_t n, size_t width, const char *path,
-                            onyx_error *err) {
+static onyx_status write_le(onyx__os_file file, const void *p, size_t n, size_t width,
+                            const char *path, onyx_error *err) {
   if (!onyx__host_big_endian() || width < 2) return write_full(file, p, n, path, err);
   uint8_t block[4096]; /* a multiple of every element size */
   const uint8_t *b = p;

@@ -8,12 +8,24 @@ static const onyx__attr_spec attrs_none[] = {{NULL, 0}};
 
 /* Floor's history is the same (floor.c uses this table). */
 const onyx__op_version onyx__rounding_versions[ONYX__ROUNDING_VERSIONS] = {
-    {.since = 1, .types = ONYX__DM_FLOATS, .min_inputs = 1, .max_inputs = 1, .n_outputs = 1,
+    {.since = 1,
+     .types = ONYX__DM_FLOATS,
+     .min_inputs = 1,
+     .max_inputs = 1,
+     .n_outputs = 1,
      .attrs = attrs_v1},
-    {.since = 6, .types = ONYX__DM_FLOATS, .min_inputs = 1, .max_inputs = 1, .n_outputs = 1,
+    {.since = 6,
+     .types = ONYX__DM_FLOATS,
+     .min_inputs = 1,
+     .max_inputs = 1,
+     .n_outputs = 1,
      .attrs = attrs_none},
-    {.since = 13, .types = ONYX__DM_FLOATS | ONYX__DM(BFLOAT16), .min_inputs = 1, .max_inputs = 1,
-     .n_outputs = 1, .attrs = attrs_none},
+    {.since = 13,
+     .types = ONYX__DM_FLOATS | ONYX__DM(BFLOAT16),
+     .min_inputs = 1,
+     .max_inputs = 1,
+     .n_outputs = 1,
+     .attrs = attrs_none},
 };
 
 static onyx_status prepare(onyx__prepare_ctx *ctx, onyx__prepared *prep, onyx_error *err) {

@@ -21,23 +21,44 @@
 #include "core/half.h"
 #include "ops/op.h"
 
-static const onyx__attr_spec attrs_v1[] = {
-    {"min", ONYX__ATTR_FLOAT}, {"max", ONYX__ATTR_FLOAT}, {"consumed_inputs", ONYX__ATTR_INTS},
-    {NULL, 0}};
+static const onyx__attr_spec attrs_v1[] = {{"min", ONYX__ATTR_FLOAT},
+                                           {"max", ONYX__ATTR_FLOAT},
+                                           {"consumed_inputs", ONYX__ATTR_INTS},
+                                           {NULL, 0}};
 static const onyx__attr_spec attrs_v6[] = {
     {"min", ONYX__ATTR_FLOAT}, {"max", ONYX__ATTR_FLOAT}, {NULL, 0}};
 static const onyx__attr_spec attrs_none[] = {{NULL, 0}};
 
 static const onyx__op_version versions[] = {
-    {.since = 1, .types = ONYX__DM_FLOATS, .min_inputs = 1, .max_inputs = 1, .n_outputs = 1,
+    {.since = 1,
+     .types = ONYX__DM_FLOATS,
+     .min_inputs = 1,
+     .max_inputs = 1,
+     .n_outputs = 1,
      .attrs = attrs_v1},
-    {.since = 6, .types = ONYX__DM_FLOATS, .min_inputs = 1, .max_inputs = 1, .n_outputs = 1,
+    {.since = 6,
+     .types = ONYX__DM_FLOATS,
+     .min_inputs = 1,
+     .max_inputs = 1,
+     .n_outputs = 1,
      .attrs = attrs_v6},
-    {.since = 11, .types = ONYX__DM_FLOATS, .min_inputs = 1, .max_inputs = 3, .n_outputs = 1,
+    {.since = 11,
+     .types = ONYX__DM_FLOATS,
+     .min_inputs = 1,
+     .max_inputs = 3,
+     .n_outputs = 1,
      .attrs = attrs_none},
-    {.since = 12, .types = ONYX__DM_FLOATS | ONYX__DM_INTS, .min_inputs = 1, .max_inputs = 3,
-     .n_outputs = 1, .attrs = attrs_none},
-    {.since = 13, .types = ONYX__DM_ALL, .min_inputs = 1, .max_inputs = 3, .n_outputs = 1,
+    {.since = 12,
+     .types = ONYX__DM_FLOATS | ONYX__DM_INTS,
+     .min_inputs = 1,
+     .max_inputs = 3,
+     .n_outputs = 1,
+     .attrs = attrs_none},
+    {.since = 13,
+     .types = ONYX__DM_ALL,
+     .min_inputs = 1,
+     .max_inputs = 3,
+     .n_outputs = 1,
      .attrs = attrs_none},
 };
 

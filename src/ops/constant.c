@@ -31,17 +31,13 @@ static const onyx__attr_spec attrs_v12[] = {{"value", ONYX__ATTR_TENSOR},
  */
 /* Every version: no inputs, one output. */
 #define CONSTANT_VERSION(v, t, a) \
-  {.since = (v), .types = (t), .min_inputs = 0, .max_inputs = 0, .n_outputs = 1, .attrs = (a)}
+  { .since = (v), .types = (t), .min_inputs = 0, .max_inputs = 0, .n_outputs = 1, .attrs = (a) }
 
 static const onyx__op_version versions[] = {
-    CONSTANT_VERSION(1, ONYX__DM_FLOATS, attrs_v1),
-    CONSTANT_VERSION(9, ALL_BUT_BF16, attrs_v1),
-    CONSTANT_VERSION(11, ALL_BUT_BF16, attrs_v11),
-    CONSTANT_VERSION(12, ALL_BUT_BF16, attrs_v12),
-    CONSTANT_VERSION(13, ONYX__DM_ALL, attrs_v12),
-    CONSTANT_VERSION(19, ONYX__DM_ALL, attrs_v12),
-    CONSTANT_VERSION(21, ONYX__DM_ALL, attrs_v12),
-    CONSTANT_VERSION(23, ONYX__DM_ALL, attrs_v12),
+    CONSTANT_VERSION(1, ONYX__DM_FLOATS, attrs_v1), CONSTANT_VERSION(9, ALL_BUT_BF16, attrs_v1),
+    CONSTANT_VERSION(11, ALL_BUT_BF16, attrs_v11),  CONSTANT_VERSION(12, ALL_BUT_BF16, attrs_v12),
+    CONSTANT_VERSION(13, ONYX__DM_ALL, attrs_v12),  CONSTANT_VERSION(19, ONYX__DM_ALL, attrs_v12),
+    CONSTANT_VERSION(21, ONYX__DM_ALL, attrs_v12),  CONSTANT_VERSION(23, ONYX__DM_ALL, attrs_v12),
     CONSTANT_VERSION(24, ONYX__DM_ALL, attrs_v12),
 };
 
@@ -105,8 +101,7 @@ static onyx_status prepare(onyx__prepare_ctx *ctx, onyx__prepared *prep, onyx_er
       return onyx__fail(err, ONYX_TYPE, "%s: attribute '%s': string constants are not supported",
                         label, a->name);
     default:
-      return onyx__fail(err, ONYX_ATTRIBUTE, "%s: attribute '%s' is not supported", label,
-                        a->name);
+      return onyx__fail(err, ONYX_ATTRIBUTE, "%s: attribute '%s' is not supported", label, a->name);
   }
   if (t == NULL)
     return onyx__fail(err, ONYX_ATTRIBUTE, "%s: attribute '%s' holds no tensor", label, a->name);

@@ -52,10 +52,10 @@ typedef struct onyx__value_desc {
 typedef struct onyx__runtime_inputs {
   const onyx__node *node; /* for messages */
   size_t node_index;
-  onyx_dtype dtype;                       /* of input 0 */
-  unsigned present;                       /* bit i: input i is a run-time input */
-  size_t count[ONYX__MAX_OP_INPUTS];      /* elements of input i at this run */
-  const void *data[ONYX__MAX_OP_INPUTS];  /* its elements; NULL in check */
+  onyx_dtype dtype;                      /* of input 0 */
+  unsigned present;                      /* bit i: input i is a run-time input */
+  size_t count[ONYX__MAX_OP_INPUTS];     /* elements of input i at this run */
+  const void *data[ONYX__MAX_OP_INPUTS]; /* its elements; NULL in check */
 } onyx__runtime_inputs;
 
 /* Checks the run-time inputs' shapes before a run writes anything; the
@@ -89,7 +89,7 @@ typedef struct onyx__prepare_ctx {
   /* inputs[i] describes node input i, or is NULL for an omitted one. */
   const onyx__value_desc *const *inputs;
   onyx_isa isa_cap;
-  onyx__arena *arena; /* the session's, for anything prepare allocates */
+  onyx__arena *arena;    /* the session's, for anything prepare allocates */
   onyx__value_desc *out; /* output 0: prepare sets dtype and shape */
 } onyx__prepare_ctx;
 

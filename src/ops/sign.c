@@ -4,9 +4,17 @@
 static const onyx__attr_spec attrs_none[] = {{NULL, 0}};
 
 static const onyx__op_version versions[] = {
-    {.since = 9, .types = ONYX__DM_FLOATS | ONYX__DM_INTS, .min_inputs = 1, .max_inputs = 1,
-     .n_outputs = 1, .attrs = attrs_none},
-    {.since = 13, .types = ONYX__DM_ALL, .min_inputs = 1, .max_inputs = 1, .n_outputs = 1,
+    {.since = 9,
+     .types = ONYX__DM_FLOATS | ONYX__DM_INTS,
+     .min_inputs = 1,
+     .max_inputs = 1,
+     .n_outputs = 1,
+     .attrs = attrs_none},
+    {.since = 13,
+     .types = ONYX__DM_ALL,
+     .min_inputs = 1,
+     .max_inputs = 1,
+     .n_outputs = 1,
      .attrs = attrs_none},
 };
 

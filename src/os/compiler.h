@@ -16,11 +16,11 @@
 #define ONYX__MUL_OVERFLOW_FN(name, T, MAX) \
   static inline bool name(T a, T b, T *r) { return __builtin_mul_overflow(a, b, r); }
 #else
-#define ONYX__MUL_OVERFLOW_FN(name, T, MAX)         \
-  static inline bool name(T a, T b, T *r) {         \
-    if (b != 0 && a > (MAX) / b) return true;       \
-    *r = a * b;                                     \
-    return false;                                   \
+#define ONYX__MUL_OVERFLOW_FN(name, T, MAX)   \
+  static inline bool name(T a, T b, T *r) {   \
+    if (b != 0 && a > (MAX) / b) return true; \
+    *r = a * b;                               \
+    return false;                             \
   }
 #endif
 ONYX__MUL_OVERFLOW_FN(onyx__mul_overflow_size, size_t, SIZE_MAX)

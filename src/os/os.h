@@ -73,7 +73,6 @@ uint64_t onyx__os_seed(void);
  */
 void onyx__os_hwcap(unsigned long *hwcap, unsigned long *hwcap2);
 
-
 /*
  * Files. Paths are bytes in the platform's convention (UTF-8 where the
  * platform's own paths are wide, as on Windows). A platform without a file
@@ -90,12 +89,12 @@ typedef struct onyx__os_file {
 
 /* Failures that are onyx's own rather than the platform's. */
 enum {
-  ONYX__OS_E_LINK = -1,        /* a path component is a symbolic link */
-  ONYX__OS_E_NOT_FOLDER = -2,  /* a path component is not a folder */
-  ONYX__OS_E_EMPTY = -3,       /* an empty relative path */
-  ONYX__OS_E_ABSOLUTE = -4,    /* an absolute path where a relative one is needed */
-  ONYX__OS_E_DOTDOT = -5,      /* a ".." component */
-  ONYX__OS_E_UNSUPPORTED = -6  /* the platform has no such thing */
+  ONYX__OS_E_LINK = -1,       /* a path component is a symbolic link */
+  ONYX__OS_E_NOT_FOLDER = -2, /* a path component is not a folder */
+  ONYX__OS_E_EMPTY = -3,      /* an empty relative path */
+  ONYX__OS_E_ABSOLUTE = -4,   /* an absolute path where a relative one is needed */
+  ONYX__OS_E_DOTDOT = -5,     /* a ".." component */
+  ONYX__OS_E_UNSUPPORTED = -6 /* the platform has no such thing */
 };
 
 /* A short, thread-safe description of a file call's error, for messages. */

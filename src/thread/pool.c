@@ -147,9 +147,7 @@ void onyx__pool_free(onyx__pool *p) {
 
 unsigned onyx__pool_size(const onyx__pool *p) { return p == NULL ? 1 : p->n_threads + 1; }
 
-static void noop(void *ctx, size_t task, unsigned worker) {
-  (void)ctx, (void)task, (void)worker;
-}
+static void noop(void *ctx, size_t task, unsigned worker) { (void)ctx, (void)task, (void)worker; }
 
 void onyx__pool_run(onyx__pool *p, size_t n_tasks, onyx__task_fn fn, void *ctx) {
   if (fn == NULL) fn = noop;

@@ -30,19 +30,22 @@ int main(void) {
 #if HAVE_FP16_TABLE
     /* onyx's own detection, which also honours an ONYX_ISA set outside. */
     if (!onyx__cpu_has(ONYX__CPU_AVX512FP16)) {
-      printf("This CPU has AVX-512, which unit.test_simd checks natively, but not AVX512-FP16:\n"
-             "checking only the EMULATED AVX512-FP16 kernels, src/kernels/x86/\n"
-             "kernels_avx512fp16.c compiled for AVX2 through tests/emu/immintrin.h, against\n"
-             "the scalar kernels.\n");
+      printf(
+          "This CPU has AVX-512, which unit.test_simd checks natively, but not AVX512-FP16:\n"
+          "checking only the EMULATED AVX512-FP16 kernels, src/kernels/x86/\n"
+          "kernels_avx512fp16.c compiled for AVX2 through tests/emu/immintrin.h, against\n"
+          "the scalar kernels.\n");
       fflush(stdout);
       const struct CMUnitTest fp16_only[] = {cmocka_unit_test(test_fp16_table)};
       return cmocka_run_group_tests(fp16_only, NULL, NULL);
     }
-    printf("skipped: this CPU has AVX-512 and AVX512-FP16, so unit.test_simd checks the AVX-512 "
-           "and AVX512-FP16 kernels natively\n");
+    printf(
+        "skipped: this CPU has AVX-512 and AVX512-FP16, so unit.test_simd checks the AVX-512 "
+        "and AVX512-FP16 kernels natively\n");
 #else
-    printf("skipped: this CPU has AVX-512, so unit.test_simd checks the AVX-512 kernels "
-           "natively\n");
+    printf(
+        "skipped: this CPU has AVX-512, so unit.test_simd checks the AVX-512 kernels "
+        "natively\n");
 #endif
     return SKIP;
   }
@@ -52,17 +55,20 @@ int main(void) {
     return 1;
   }
   if (onyx__cpu_isa() != ONYX_ISA_AVX2) {
-    printf("skipped: the AVX-512 emulation runs on the AVX2 level (AVX2, FMA, F16C), which "
-           "this CPU lacks\n");
+    printf(
+        "skipped: the AVX-512 emulation runs on the AVX2 level (AVX2, FMA, F16C), which "
+        "this CPU lacks\n");
     return SKIP;
   }
-  printf("Checking EMULATED AVX-512 kernels: src/kernels/x86/kernels_avx512.c compiled for\n"
-         "AVX2 through SIMDe (tests/emu/immintrin.h), against the scalar kernels, with\n"
-         "ONYX_ISA=avx2. In the results below, level \"avx2\" is the emulated AVX-512 table\n"
-         "and \"sse41\" the real SSE4.1 one.\n");
+  printf(
+      "Checking EMULATED AVX-512 kernels: src/kernels/x86/kernels_avx512.c compiled for\n"
+      "AVX2 through SIMDe (tests/emu/immintrin.h), against the scalar kernels, with\n"
+      "ONYX_ISA=avx2. In the results below, level \"avx2\" is the emulated AVX-512 table\n"
+      "and \"sse41\" the real SSE4.1 one.\n");
 #if HAVE_FP16_TABLE
-  printf("test_fp16_table checks the EMULATED AVX512-FP16 kernels, src/kernels/x86/\n"
-         "kernels_avx512fp16.c compiled the same way, entry by entry.\n");
+  printf(
+      "test_fp16_table checks the EMULATED AVX512-FP16 kernels, src/kernels/x86/\n"
+      "kernels_avx512fp16.c compiled the same way, entry by entry.\n");
 #endif
   fflush(stdout);
   return onyx_test_simd_main();

@@ -187,8 +187,8 @@ static void build_attributes(onyx__pbw *g, onyx__pbw *m, size_t n) {
 typedef struct kind {
   const char *name;
   void (*build)(onyx__pbw *g, onyx__pbw *m, size_t n);
-  size_t n;                 /* the smaller size tested; the larger is 10 n */
-  onyx_status create;       /* what session creation returns when n > 0 */
+  size_t n;           /* the smaller size tested; the larger is 10 n */
+  onyx_status create; /* what session creation returns when n > 0 */
 } kind;
 
 static const kind kinds[] = {
@@ -369,9 +369,9 @@ int main(int argc, char **argv) {
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__) || defined(SANITIZED)
   const char *skip = "valgrind cannot run a sanitizer build";
 #else
-  const char *skip =
-      ONYX_VALGRIND[0] == '\0' ? "no valgrind for this build: none was found, or it is a cross build"
-                               : NULL;
+  const char *skip = ONYX_VALGRIND[0] == '\0'
+                         ? "no valgrind for this build: none was found, or it is a cross build"
+                         : NULL;
 #endif
   if (skip != NULL) {
     printf("SKIP: %s\n", skip);

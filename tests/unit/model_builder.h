@@ -71,8 +71,7 @@ static inline void mb_initializer(onyx__pbw *g, const char *name, onyx_dtype dty
  * Constant node gets its `value` attribute from value (raw TensorProto
  * fields), others pass NULL. */
 static inline void mb_node(onyx__pbw *g, const char *op, const char *name, const char *in0,
-                           const char *in1, const char *in2, const char *out,
-                           onyx__pbw *value) {
+                           const char *in1, const char *in2, const char *out, onyx__pbw *value) {
   onyx__pbw n = {0};
   const char *ins[3] = {in0, in1, in2};
   for (int i = 0; i < 3; i++)

@@ -30,14 +30,14 @@
 #include "model_builder.h"
 #include "onyx.h"
 
-#define MAX_INPUTS 4
+#define MAX_INPUTS  4
 #define MAX_OUTPUTS 4
-#define MAX_N 100000
+#define MAX_N       100000
 
 /* A model to load: from a file, or from bytes in memory. */
 typedef struct subject {
   const char *name;
-  const char *path;    /* or NULL */
+  const char *path;     /* or NULL */
   const uint8_t *bytes; /* when path is NULL */
   size_t size;
   size_t n_inputs;
@@ -75,8 +75,7 @@ static void assert_same_outputs(const onyx_tensor *a, const onyx_tensor *b, size
 
 static void assert_oom(onyx_status st, const onyx_error *err, const char *what, unsigned long n) {
   if (st != ONYX_OUT_OF_MEMORY)
-    fail_msg("%s with allocation %lu failing: %s: %s", what, n, onyx_status_name(st),
-             err->message);
+    fail_msg("%s with allocation %lu failing: %s: %s", what, n, onyx_status_name(st), err->message);
   assert_int_equal(err->status, ONYX_OUT_OF_MEMORY);
   assert_true(err->message[0] != '\0');
 }
@@ -199,8 +198,8 @@ static void test_example_chain(void **state) {
 
 static void test_debian_clip(void **state) {
   (void)state;
-  subject sub = {"node/test_clip", ONYX_TESTDATA_DIR "/node/test_clip/model.onnx", NULL, 0, 3,
-                 {{0}}};
+  subject sub = {
+      "node/test_clip", ONYX_TESTDATA_DIR "/node/test_clip/model.onnx", NULL, 0, 3, {{0}}};
   for (int i = 0; i < 3; i++) {
     char path[512];
     snprintf(path, sizeof path, ONYX_TESTDATA_DIR "/node/test_clip/test_data_set_0/input_%d.pb", i);
@@ -309,7 +308,11 @@ static void external_subject(size_t big) {
 
   float x[5] = {-2.0f, -0.25f, 0.0f, 2.5f, 9.0f};
   subject sub = {big * sizeof(float) >= 65536 ? "external data, mapped" : "external data, read",
-                 model_path, NULL, 0, 1, {{0}}};
+                 model_path,
+                 NULL,
+                 0,
+                 1,
+                 {{0}}};
   sub.inputs[0] = (onyx_tensor){ONYX_DTYPE_FLOAT, 1, {5}, x, sizeof x};
   run_subject(&sub);
   assert_int_equal(unlink(data_path), 0);

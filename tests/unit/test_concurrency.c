@@ -27,7 +27,7 @@
 
 #define N_ELEMS 131077 /* 2^17 + 5: not a whole number of tiles */
 #define CALLERS 4
-#define RUNS 6
+#define RUNS    6
 
 typedef struct graph_case {
   const char *name;

@@ -261,10 +261,8 @@ static void test_concurrent_first_runs(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_truncated_embedded),
-      cmocka_unit_test(test_truncated_external),
-      cmocka_unit_test(test_replaced_embedded),
-      cmocka_unit_test(test_replaced_external),
+      cmocka_unit_test(test_truncated_embedded),    cmocka_unit_test(test_truncated_external),
+      cmocka_unit_test(test_replaced_embedded),     cmocka_unit_test(test_replaced_external),
       cmocka_unit_test(test_concurrent_first_runs),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -151,7 +151,7 @@ static double ref_round(double x, int p, int emin, double max) {
   return x < 0 ? -r : r;
 }
 
-#define F16_MAX 65504.0
+#define F16_MAX  65504.0
 #define BF16_MAX (ldexp(255.0, 120)) /* (2 - 2^-7) * 2^127 */
 
 /* The pinned float16 NaN encoding of a float32 NaN. */

@@ -619,15 +619,15 @@ static const struct {
   uint64_t hi;
   uint64_t y;
 } hand_cases[] = {
-#define F32 ONYX_DTYPE_FLOAT
-#define F64 ONYX_DTYPE_DOUBLE
-#define F16 ONYX_DTYPE_FLOAT16
-#define BF16 ONYX_DTYPE_BFLOAT16
-#define CEIL ONYX__KOP_CEIL
+#define F32   ONYX_DTYPE_FLOAT
+#define F64   ONYX_DTYPE_DOUBLE
+#define F16   ONYX_DTYPE_FLOAT16
+#define BF16  ONYX_DTYPE_BFLOAT16
+#define CEIL  ONYX__KOP_CEIL
 #define FLOOR ONYX__KOP_FLOOR
-#define SIGN ONYX__KOP_SIGN
-#define CLIP ONYX__KOP_CLIP
-#define U(x) UINT64_C(x)
+#define SIGN  ONYX__KOP_SIGN
+#define CLIP  ONYX__KOP_CLIP
+#define U(x)  UINT64_C(x)
     /* float: ceil */
     {CEIL, F32, 0x3f000000, 0, 0, 0, 0, 0x3f800000}, /* 0.5 -> 1 */
     {CEIL, F32, 0xbf000000, 0, 0, 0, 0, 0x80000000}, /* -0.5 -> -0 */

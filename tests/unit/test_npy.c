@@ -32,8 +32,9 @@
  * than breaking the build. */
 #ifndef ONYX_NPY_FIXTURES
 int main(void) {
-  fprintf(stderr, "test_npy: tests/ecosystem.cmake is not included from tests/CMakeLists.txt, "
-                  "which builds cli/npy.c into this test\n");
+  fprintf(stderr,
+          "test_npy: tests/ecosystem.cmake is not included from tests/CMakeLists.txt, "
+          "which builds cli/npy.c into this test\n");
   return 1;
 }
 #else
@@ -87,22 +88,22 @@ static double value(size_t i, const char *code) {
 /* Stores value v as one element of dtype at p (little-endian). */
 static void store(onyx_dtype dt, unsigned char *p, double v) {
   switch (dt) {
-  case ONYX_DTYPE_FLOAT: {
-    float f = (float)v;
-    memcpy(p, &f, 4);
-    return;
-  }
-  case ONYX_DTYPE_DOUBLE:
-    memcpy(p, &v, 8);
-    return;
-  case ONYX_DTYPE_FLOAT16: {
-    onyx__f16 h = onyx__f32_to_f16((float)v);
-    memcpy(p, &h.bits, 2);
-    return;
-  }
-  default:
-    store_host((uint64_t)(int64_t)v, onyx_dtype_size(dt), p);
-    return;
+    case ONYX_DTYPE_FLOAT: {
+      float f = (float)v;
+      memcpy(p, &f, 4);
+      return;
+    }
+    case ONYX_DTYPE_DOUBLE:
+      memcpy(p, &v, 8);
+      return;
+    case ONYX_DTYPE_FLOAT16: {
+      onyx__f16 h = onyx__f32_to_f16((float)v);
+      memcpy(p, &h.bits, 2);
+      return;
+    }
+    default:
+      store_host((uint64_t)(int64_t)v, onyx_dtype_size(dt), p);
+      return;
   }
 }
 
@@ -111,21 +112,21 @@ static const struct {
   onyx_dtype dtype;
   const char *descr;
 } TYPES[] = {
-    {"f4", ONYX_DTYPE_FLOAT, "<f4"},  {"f8", ONYX_DTYPE_DOUBLE, "<f8"},
+    {"f4", ONYX_DTYPE_FLOAT, "<f4"},   {"f8", ONYX_DTYPE_DOUBLE, "<f8"},
     {"f2", ONYX_DTYPE_FLOAT16, "<f2"}, {"i1", ONYX_DTYPE_INT8, "|i1"},
-    {"u1", ONYX_DTYPE_UINT8, "|u1"},  {"i2", ONYX_DTYPE_INT16, "<i2"},
-    {"u2", ONYX_DTYPE_UINT16, "<u2"}, {"i4", ONYX_DTYPE_INT32, "<i4"},
-    {"u4", ONYX_DTYPE_UINT32, "<u4"}, {"i8", ONYX_DTYPE_INT64, "<i8"},
+    {"u1", ONYX_DTYPE_UINT8, "|u1"},   {"i2", ONYX_DTYPE_INT16, "<i2"},
+    {"u2", ONYX_DTYPE_UINT16, "<u2"},  {"i4", ONYX_DTYPE_INT32, "<i4"},
+    {"u4", ONYX_DTYPE_UINT32, "<u4"},  {"i8", ONYX_DTYPE_INT64, "<i8"},
     {"u8", ONYX_DTYPE_UINT64, "<u8"},
 };
-#define N_TYPES (sizeof TYPES / sizeof TYPES[0])
+#define N_TYPES  (sizeof TYPES / sizeof TYPES[0])
 
 static const struct {
   const char *name;
   uint32_t rank;
   int64_t dims[4];
 } SHAPES[] = {
-    {"2x3", 2, {2, 3}}, {"s", 0, {0}},       {"0", 1, {0}},
+    {"2x3", 2, {2, 3}}, {"s", 0, {0}},           {"0", 1, {0}},
     {"5", 1, {5}},      {"2x0x3", 3, {2, 0, 3}}, {"1x2x1x3", 4, {1, 2, 1, 3}},
 };
 #define N_SHAPES (sizeof SHAPES / sizeof SHAPES[0])
@@ -337,8 +338,7 @@ static void test_magic_and_version(void **state) {
   assert_int_equal(npy_decode("", 0, &t, why, sizeof why), NPY_BAD_MAGIC);
   assert_int_equal(npy_decode("hello world", 11, &t, why, sizeof why), NPY_BAD_MAGIC);
   assert_non_null(strstr(why, "not a .npy file"));
-  assert_int_equal(npy_decode("\x93NUMPX\x01\x00\x00\x00", 10, &t, why, sizeof why),
-                   NPY_BAD_MAGIC);
+  assert_int_equal(npy_decode("\x93NUMPX\x01\x00\x00\x00", 10, &t, why, sizeof why), NPY_BAD_MAGIC);
   assert_int_equal(npy_decode(NULL, 0, &t, why, sizeof why), NPY_BAD_MAGIC);
   static const unsigned char versions[][2] = {{0, 0}, {4, 0}, {1, 1}, {2, 1}, {255, 0}};
   for (size_t i = 0; i < sizeof versions / sizeof versions[0]; i++) {
@@ -396,15 +396,12 @@ static void test_extra_bytes(void **state) {
 static void test_header_grammar_accepted(void **state) {
   (void)state;
   /* Python literal forms numpy's reader accepts and onyx does too. */
-  expect_header("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }\n", 24, NPY_OK,
-                NULL);
-  expect_header("{'shape': (2,3,), 'descr': \"<f4\", 'fortran_order': False}\n", 24, NPY_OK,
-                NULL);
+  expect_header("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }\n", 24, NPY_OK, NULL);
+  expect_header("{'shape': (2,3,), 'descr': \"<f4\", 'fortran_order': False}\n", 24, NPY_OK, NULL);
   expect_header("  {\n 'descr' : '<i8' ,\n 'fortran_order' : False ,\n 'shape' : ( 3 , ) }\t \n",
                 24, NPY_OK, NULL);
   expect_header("{'descr': '|u1', 'fortran_order': False, 'shape': ()}\n", 1, NPY_OK, NULL);
-  expect_header("{'descr': '|u1', 'fortran_order': False, 'shape': (0, 5)}   \n", 0, NPY_OK,
-                NULL);
+  expect_header("{'descr': '|u1', 'fortran_order': False, 'shape': (0, 5)}   \n", 0, NPY_OK, NULL);
 }
 
 static void test_header_grammar_refused(void **state) {
@@ -434,8 +431,7 @@ static void test_header_grammar_refused(void **state) {
       {"{'descr': '<f4', 'fortran_order': False, 'shape': [2]}\n", "must be a tuple"},
       {"{'descr': '<f4', 'fortran_order': False, 'shape': (2 3)}\n", "expected ',' or ')'"},
       {"{'descr': '<f4', 'fortran_order': False, 'shape': (,)}\n", "expected a dimension"},
-      {"{'descr': '<f4', 'fortran_order': False, 'shape': (99999999999999999999,)}\n",
-       "too large"},
+      {"{'descr': '<f4', 'fortran_order': False, 'shape': (99999999999999999999,)}\n", "too large"},
       {"{'descr': 5, 'fortran_order': False, 'shape': (2,)}\n", "quoted string"},
       {"{'descr': '<f4, 'fortran_order': False, 'shape': (2,)}\n", "expected ',' or '}'"},
       {"{'descr': '<f4', 'fortran_order': False, 'shape': (2,)\n", "expected ',' or '}'"},
@@ -478,27 +474,28 @@ static void test_types_refused(void **state) {
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
     expect_header(cases[i].header, 8, NPY_UNSUPPORTED, cases[i].message);
   /* Rank 16 is the limit, and fine. */
-  expect_header("{'descr': '<f4', 'fortran_order': False, "
-                "'shape': (1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,2)}\n",
-                8, NPY_OK, NULL);
+  expect_header(
+      "{'descr': '<f4', 'fortran_order': False, "
+      "'shape': (1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,2)}\n",
+      8, NPY_OK, NULL);
 }
 
 static void test_sizes(void **state) {
   (void)state;
-  expect_header("{'descr': '<f4', 'fortran_order': False, 'shape': (4294967296, 4294967296)}\n",
-                0, NPY_SIZE, "too many elements");
-  expect_header("{'descr': '<f8', 'fortran_order': False, 'shape': (2305843009213693952,)}\n",
-                0, NPY_SIZE, "too many elements");
+  expect_header("{'descr': '<f4', 'fortran_order': False, 'shape': (4294967296, 4294967296)}\n", 0,
+                NPY_SIZE, "too many elements");
+  expect_header("{'descr': '<f8', 'fortran_order': False, 'shape': (2305843009213693952,)}\n", 0,
+                NPY_SIZE, "too many elements");
   /* At most 2^40 elements, counting the non-zero dimensions of an empty
    * array too: a zero may not hide a huge dimension. */
-  expect_header("{'descr': '|u1', 'fortran_order': False, 'shape': (9223372036854775807, 0)}\n",
-                0, NPY_SIZE, "shape [9223372036854775807, 0] has too many elements");
-  expect_header("{'descr': '<f4', 'fortran_order': False, 'shape': (0, 1048576, 1048577)}\n",
-                0, NPY_SIZE, "at most 2^40");
-  expect_header("{'descr': '<f8', 'fortran_order': False, 'shape': (0, 1048576, 1048576)}\n",
-                0, NPY_OK, NULL);
-  expect_header("{'descr': '|u1', 'fortran_order': False, 'shape': (1099511627776, 0)}\n",
-                0, NPY_OK, NULL);
+  expect_header("{'descr': '|u1', 'fortran_order': False, 'shape': (9223372036854775807, 0)}\n", 0,
+                NPY_SIZE, "shape [9223372036854775807, 0] has too many elements");
+  expect_header("{'descr': '<f4', 'fortran_order': False, 'shape': (0, 1048576, 1048577)}\n", 0,
+                NPY_SIZE, "at most 2^40");
+  expect_header("{'descr': '<f8', 'fortran_order': False, 'shape': (0, 1048576, 1048576)}\n", 0,
+                NPY_OK, NULL);
+  expect_header("{'descr': '|u1', 'fortran_order': False, 'shape': (1099511627776, 0)}\n", 0,
+                NPY_OK, NULL);
   expect_header("{'descr': '<f4', 'fortran_order': False, 'shape': (3,)}\n", 8, NPY_TRUNCATED,
                 "8 bytes, shape [3] of '<f4' needs 12");
   expect_header("{'descr': '<f4', 'fortran_order': False, 'shape': (1,)}\n", 8, NPY_SIZE,
@@ -613,8 +610,8 @@ static void test_file_matches_memory(void **state) {
       const char *path = write_temp("cut_by_test.npy", longer, cut);
       npy_status st_file = npy_load_file(path, &b, why_file, sizeof why_file);
       if (st_mem != st_file || (st_mem != NPY_OK && strcmp(why_mem, why_file) != 0))
-        fail_msg("%s cut at %zu: memory %d '%s', file %d '%s'", name, cut, st_mem, why_mem,
-                 st_file, why_file);
+        fail_msg("%s cut at %zu: memory %d '%s', file %d '%s'", name, cut, st_mem, why_mem, st_file,
+                 why_file);
       if (st_mem == NPY_OK) {
         assert_int_equal(a.size, b.size);
         assert_memory_equal(a.data, b.data, a.size);

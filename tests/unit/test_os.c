@@ -149,9 +149,12 @@ static void test_mul_overflow(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_threads_mutex_cond), cmocka_unit_test(test_trylock),
-      cmocka_unit_test(test_once),               cmocka_unit_test(test_cpu_count_clock),
-      cmocka_unit_test(test_hwcap),              cmocka_unit_test(test_mul_overflow),
+      cmocka_unit_test(test_threads_mutex_cond),
+      cmocka_unit_test(test_trylock),
+      cmocka_unit_test(test_once),
+      cmocka_unit_test(test_cpu_count_clock),
+      cmocka_unit_test(test_hwcap),
+      cmocka_unit_test(test_mul_overflow),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

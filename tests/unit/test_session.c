@@ -283,7 +283,6 @@ static void test_status_names(void **state) {
   assert_int_equal(onyx_max_opset(), 28);
 }
 
-
 /* ---- A model built in memory: a[N], b[N] -> Sign each ------------------ */
 
 static void put_msg(onyx__pbw *w, uint32_t field, onyx__pbw *inner) {
@@ -341,7 +340,8 @@ static void test_shared_symbolic_dims(void **state) {
   assert_int_equal(onyx_model_load_memory(bytes.buf, bytes.len, &m, &err), ONYX_OK);
   assert_int_equal(onyx_session_create(m, NULL, &s, &err), ONYX_OK);
   float a[3] = {-2, 0, 5}, b[3] = {1, -0.0f, -7}, ya[3], yb[3];
-  onyx_tensor in[2] = {{ONYX_DTYPE_FLOAT, 1, {3}, a, sizeof a}, {ONYX_DTYPE_FLOAT, 1, {3}, b, sizeof b}};
+  onyx_tensor in[2] = {{ONYX_DTYPE_FLOAT, 1, {3}, a, sizeof a},
+                       {ONYX_DTYPE_FLOAT, 1, {3}, b, sizeof b}};
   onyx_tensor out[2] = {{.data = ya, .size = sizeof ya}, {.data = yb, .size = sizeof yb}};
   assert_int_equal(onyx_session_run(s, in, 2, out, 2, &err), ONYX_OK);
   assert_true(ya[0] == -1 && ya[1] == 0 && ya[2] == 1 && yb[0] == 1 && yb[1] == 0 && yb[2] == -1);
@@ -370,14 +370,16 @@ static void test_runtime_bound_count(void **state) {
   assert_int_equal(onyx_model_load_memory(bytes.buf, bytes.len, &m, &err), ONYX_OK);
   assert_int_equal(onyx_session_create(m, NULL, &s, &err), ONYX_OK);
   float x[2] = {1, 5}, hi[2] = {2, 3}, y[2];
-  onyx_tensor in[2] = {{ONYX_DTYPE_FLOAT, 1, {2}, x, sizeof x}, {ONYX_DTYPE_FLOAT, 1, {1}, hi, sizeof hi}};
+  onyx_tensor in[2] = {{ONYX_DTYPE_FLOAT, 1, {2}, x, sizeof x},
+                       {ONYX_DTYPE_FLOAT, 1, {1}, hi, sizeof hi}};
   onyx_tensor out = {.data = y, .size = sizeof y};
   assert_int_equal(onyx_session_run(s, in, 2, &out, 1, &err), ONYX_OK);
   assert_true(y[0] == 1 && y[1] == 2);
   in[1].dims[0] = 2;
   assert_int_equal(onyx_session_run(s, in, 2, &out, 1, &err), ONYX_INPUT_SHAPE);
-  assert_string_equal(err.message, "node 0 ('clip0', Clip): input 2 'hi' (the max bound) holds 2 "
-                                   "elements; it must hold exactly one");
+  assert_string_equal(err.message,
+                      "node 0 ('clip0', Clip): input 2 'hi' (the max bound) holds 2 "
+                      "elements; it must hold exactly one");
   onyx_session_free(s);
   onyx_model_free(m);
   onyx__pbw_free(&bytes);

@@ -64,8 +64,8 @@ extern const onyx__kernel_table onyx__kernels_avx512fp16;
 #define ONYX_TEST_FP16_EMULATED 0
 #endif
 
-#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
-#define GUARD 64
+#define COUNT(a)   (sizeof(a) / sizeof((a)[0]))
+#define GUARD      64
 #define GUARD_BYTE 0xa5
 
 /* ---- Levels, ops, types ------------------------------------------------- */
@@ -116,9 +116,7 @@ static bool is_float(onyx_dtype dt) {
   return dt == ONYX_DTYPE_FLOAT || dt == ONYX_DTYPE_DOUBLE || dt == ONYX_DTYPE_FLOAT16 ||
          dt == ONYX_DTYPE_BFLOAT16;
 }
-static bool is_half(onyx_dtype dt) {
-  return dt == ONYX_DTYPE_FLOAT16 || dt == ONYX_DTYPE_BFLOAT16;
-}
+static bool is_half(onyx_dtype dt) { return dt == ONYX_DTYPE_FLOAT16 || dt == ONYX_DTYPE_BFLOAT16; }
 static bool is_signed(onyx_dtype dt) {
   return dt == ONYX_DTYPE_INT8 || dt == ONYX_DTYPE_INT16 || dt == ONYX_DTYPE_INT32 ||
          dt == ONYX_DTYPE_INT64;
@@ -177,15 +175,73 @@ static uint64_t float_value_bits(onyx_dtype dt, double v) {
 }
 
 /* Values around which rounding and clipping change behaviour. */
-static const double float_specials[] = {
-    0.0, -0.0, INFINITY, -INFINITY, 0.25, 0.5, 0.75, 1.0, 1.5, 2.5, -0.25, -0.5, -0.75, -1.0,
-    -1.5, -2.5, 3.75, -3.75, 100.5, -100.5, 127.5, 128.0, 128.5, 129.0, -127.5, -128.5,
-    1023.5, 1024.0, 1024.5, 1025.0, -1023.5, -1024.5, 2047.0, 2049.0, 4096.5,
-    8388607.5, 8388608.0, 8388609.0, -8388607.5, -8388608.0, 16777215.0, 16777216.0,
-    4503599627370495.5, 4503599627370496.0, -4503599627370495.5, 9007199254740993.0,
-    1e-3, -1e-3, 65504.0, -65504.0, 65520.0, 3.0e38, -3.0e38, 1e300, -1e300, 5e-324,
-    -5e-324, 1e-310, -1e-310, 1.17549435e-38, -1.17549435e-38, 1.4e-45, -1.4e-45,
-    6.1035156e-05, 5.9604645e-08, -5.9604645e-08, 6.0975552e-05};
+static const double float_specials[] = {0.0,
+                                        -0.0,
+                                        INFINITY,
+                                        -INFINITY,
+                                        0.25,
+                                        0.5,
+                                        0.75,
+                                        1.0,
+                                        1.5,
+                                        2.5,
+                                        -0.25,
+                                        -0.5,
+                                        -0.75,
+                                        -1.0,
+                                        -1.5,
+                                        -2.5,
+                                        3.75,
+                                        -3.75,
+                                        100.5,
+                                        -100.5,
+                                        127.5,
+                                        128.0,
+                                        128.5,
+                                        129.0,
+                                        -127.5,
+                                        -128.5,
+                                        1023.5,
+                                        1024.0,
+                                        1024.5,
+                                        1025.0,
+                                        -1023.5,
+                                        -1024.5,
+                                        2047.0,
+                                        2049.0,
+                                        4096.5,
+                                        8388607.5,
+                                        8388608.0,
+                                        8388609.0,
+                                        -8388607.5,
+                                        -8388608.0,
+                                        16777215.0,
+                                        16777216.0,
+                                        4503599627370495.5,
+                                        4503599627370496.0,
+                                        -4503599627370495.5,
+                                        9007199254740993.0,
+                                        1e-3,
+                                        -1e-3,
+                                        65504.0,
+                                        -65504.0,
+                                        65520.0,
+                                        3.0e38,
+                                        -3.0e38,
+                                        1e300,
+                                        -1e300,
+                                        5e-324,
+                                        -5e-324,
+                                        1e-310,
+                                        -1e-310,
+                                        1.17549435e-38,
+                                        -1.17549435e-38,
+                                        1.4e-45,
+                                        -1.4e-45,
+                                        6.1035156e-05,
+                                        5.9604645e-08,
+                                        -5.9604645e-08,
+                                        6.0975552e-05};
 
 /* NaNs: quiet and signalling, both signs, payloads high and low. */
 static size_t nan_pool(onyx_dtype dt, uint64_t *out) {
@@ -244,8 +300,8 @@ static size_t value_pool(onyx_dtype dt, uint64_t *out, size_t max) {
     int_range(dt, &smin, &smax, &umax);
     const int64_t specials[] = {0, 1, 2, 3, -1, -2, -3, 100, -100, 127, 128, -128, -129, 255, 256};
     for (size_t i = 0; i < COUNT(specials); i++) out[n++] = int_bits(dt, specials[i]);
-    const uint64_t ends[] = {(uint64_t)smin, (uint64_t)smin + 1, (uint64_t)smax, (uint64_t)smax - 1,
-                             umax, umax - 1};
+    const uint64_t ends[] = {
+        (uint64_t)smin, (uint64_t)smin + 1, (uint64_t)smax, (uint64_t)smax - 1, umax, umax - 1};
     for (size_t i = 0; i < COUNT(ends); i++) out[n++] = int_bits(dt, (int64_t)ends[i]);
   }
   uint64_t mask = es == 8 ? UINT64_MAX : (UINT64_C(1) << (8 * es)) - 1;
@@ -273,14 +329,14 @@ static size_t bound_pool(onyx_dtype dt, bound *out) {
   size_t n = 0;
   out[n++] = (bound){false, 0};
   if (is_float(dt)) {
-    static const double v[] = {-INFINITY, INFINITY, -0.0, 0.0, -1.5, -1.0, 0.5, 1.0, 2.5, 128.0,
-                               -1024.5, 65504.0};
+    static const double v[] = {-INFINITY, INFINITY, -0.0, 0.0,   -1.5,    -1.0,
+                               0.5,       1.0,      2.5,  128.0, -1024.5, 65504.0};
     for (size_t i = 0; i < COUNT(v); i++) out[n++] = (bound){true, float_value_bits(dt, v[i])};
     /* NaN bounds, which onyx__clip_params turns into no bound. */
-    uint64_t qnan = dt == ONYX_DTYPE_FLOAT      ? 0x7fc00000u
-                    : dt == ONYX_DTYPE_DOUBLE   ? UINT64_C(0x7ff8000000000000)
-                    : dt == ONYX_DTYPE_FLOAT16  ? 0x7e00u
-                                                : 0x7fc0u;
+    uint64_t qnan = dt == ONYX_DTYPE_FLOAT     ? 0x7fc00000u
+                    : dt == ONYX_DTYPE_DOUBLE  ? UINT64_C(0x7ff8000000000000)
+                    : dt == ONYX_DTYPE_FLOAT16 ? 0x7e00u
+                                               : 0x7fc0u;
     out[n++] = (bound){true, qnan};
     out[n++] = (bound){true, qnan | (UINT64_C(1) << (8 * onyx_dtype_size(dt) - 1))};
   } else {
@@ -289,8 +345,8 @@ static size_t bound_pool(onyx_dtype dt, bound *out) {
     int_range(dt, &smin, &smax, &umax);
     const int64_t v[] = {0, 1, -1, 5, -7, 100};
     for (size_t i = 0; i < COUNT(v); i++) out[n++] = (bound){true, int_bits(dt, v[i])};
-    const uint64_t ends[] = {(uint64_t)smin, (uint64_t)smin + 1, (uint64_t)smax, (uint64_t)smax - 1,
-                             umax, umax - 1};
+    const uint64_t ends[] = {
+        (uint64_t)smin, (uint64_t)smin + 1, (uint64_t)smax, (uint64_t)smax - 1, umax, umax - 1};
     for (size_t i = 0; i < COUNT(ends); i++) {
       out[n++] = (bound){true, int_bits(dt, (int64_t)ends[i])};
     }
@@ -479,8 +535,8 @@ static void test_dispatch_levels(void **state) {
          * are the AVX-512 level's kernels (and reported as that level,
          * checked above). */
         onyx__ukernel fp16 = onyx__kernels_avx512fp16.k[op][di];
-        if (levels[li] == ONYX_ISA_AVX512 && fp16 != NULL &&
-            onyx__cpu_has(ONYX__CPU_AVX512FP16) && k != fp16) {
+        if (levels[li] == ONYX_ISA_AVX512 && fp16 != NULL && onyx__cpu_has(ONYX__CPU_AVX512FP16) &&
+            k != fp16) {
           fail_msg("%s %s at cap avx512 on an AVX512-FP16 CPU: not the AVX512-FP16 kernel",
                    op_name(op), dt_name(dt));
         }
@@ -696,8 +752,8 @@ static void test_large(void **state) {
         unsigned char *y = got + es;
         memset(got, GUARD_BYTE, bytes + 128);
         k(n, in, y, &p);
-        snprintf(what, sizeof what, "%s %s %s large", onyx_isa_name(levels[li]),
-                 op_name(ops[oi]), dt_name(dt));
+        snprintf(what, sizeof what, "%s %s %s large", onyx_isa_name(levels[li]), op_name(ops[oi]),
+                 dt_name(dt));
         check_equal(es, n, in, y, want, what);
         for (size_t i = 0; i < es; i++) assert_int_equal(got[i], GUARD_BYTE);
         for (size_t i = es + n * es; i < bytes + 128; i++) assert_int_equal(got[i], GUARD_BYTE);
@@ -784,16 +840,18 @@ static void check_table_kernel(onyx__ukernel k, onyx__ukernel s, onyx__kop op, o
 static void test_fp16_table(void **state) {
   (void)state;
 #if !HAVE_FP16_TABLE
-  printf("[  SKIP    ] test_fp16_table: this build has no AVX512-FP16 kernels "
-         "(src/kernels/x86/kernels_avx512fp16.c missing, or the compiler cannot build it)\n");
+  printf(
+      "[  SKIP    ] test_fp16_table: this build has no AVX512-FP16 kernels "
+      "(src/kernels/x86/kernels_avx512fp16.c missing, or the compiler cannot build it)\n");
   fflush(stdout);
   skip();
 #else
   const bool native = onyx__cpu_has(ONYX__CPU_AVX512FP16);
   if (!ONYX_TEST_FP16_EMULATED && !native) {
-    printf("[  SKIP    ] test_fp16_table: onyx__kernels_avx512fp16 NOT checked: this CPU lacks "
-           "AVX512-FP16 (or ONYX_ISA is below avx512); unit.test_simd.emulated_avx512 checks "
-           "an emulation of it\n");
+    printf(
+        "[  SKIP    ] test_fp16_table: onyx__kernels_avx512fp16 NOT checked: this CPU lacks "
+        "AVX512-FP16 (or ONYX_ISA is below avx512); unit.test_simd.emulated_avx512 checks "
+        "an emulation of it\n");
     fflush(stdout);
     skip();
   }
@@ -805,8 +863,8 @@ static void test_fp16_table(void **state) {
       if (k == NULL) continue;
       onyx_dtype dt = onyx__dtype_at(di);
       onyx__ukernel s = scalar_kernel((onyx__kop)op, dt);
-      if (s == NULL) fail_msg("%s %s has an AVX512-FP16 kernel but no scalar one", op_name(op),
-                              dt_name(dt));
+      if (s == NULL)
+        fail_msg("%s %s has an AVX512-FP16 kernel but no scalar one", op_name(op), dt_name(dt));
       if (native && !ONYX_TEST_FP16_EMULATED &&
           (onyx__kernel_get((onyx__kop)op, dt, ONYX_ISA_BEST) != k ||
            onyx__kernel_isa((onyx__kop)op, dt, ONYX_ISA_BEST) != ONYX_ISA_AVX512)) {

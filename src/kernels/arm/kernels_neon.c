@@ -47,40 +47,40 @@
  * on positive values, Floor on negative ones. A NaN comes back with its
  * quiet bit set, as scalar.c's quiet() and narrowing give.
  */
-#define ONYX__NEON_BITS_ROUND(c, T, VU, VS, U, S, W, M, B)                                \
-  typedef VU vec_##c;                                                                       \
-  enum { LANES_##c = 128 / (W) };                                                           \
-  typedef struct {                                                                          \
-    int unused;                                                                             \
-  } bounds_##c;                                                                             \
-  static inline bool bounds_set_##c(bounds_##c *cx, const onyx__kparams *p) {              \
-    (void)cx;                                                                               \
-    (void)p;                                                                                \
-    return true;                                                                            \
-  }                                                                                         \
-  static inline VU load_##c(const T *p) { return vld1q_##U((const void *)p); }              \
-  static inline void store_##c(T *p, VU v) { vst1q_##U((void *)p, v); }                     \
-  static inline VU round_##c(VU v, bool ceil_op) {                                          \
-    const VU sign = vandq_##U(v, vdupq_n_##U(1u << ((W)-1)));                               \
-    const VU a = veorq_##U(v, sign);                                                        \
-    const VU one = vdupq_n_##U((B) << (M));                                                 \
-    const VS e = vsubq_##S(vreinterpretq_##S##_##U(vshrq_n_##U(a, M)), vdupq_n_##S(B));     \
-    const VU mask = vshlq_##U(vdupq_n_##U((1u << (M)) - 1u), vnegq_##S(e));                 \
-    const VU away = ceil_op ? vceqq_##U(sign, vdupq_n_##U(0)) : vtstq_##U(sign, sign);      \
+#define ONYX__NEON_BITS_ROUND(c, T, VU, VS, U, S, W, M, B)                                   \
+  typedef VU vec_##c;                                                                        \
+  enum { LANES_##c = 128 / (W) };                                                            \
+  typedef struct {                                                                           \
+    int unused;                                                                              \
+  } bounds_##c;                                                                              \
+  static inline bool bounds_set_##c(bounds_##c *cx, const onyx__kparams *p) {                \
+    (void)cx;                                                                                \
+    (void)p;                                                                                 \
+    return true;                                                                             \
+  }                                                                                          \
+  static inline VU load_##c(const T *p) { return vld1q_##U((const void *)p); }               \
+  static inline void store_##c(T *p, VU v) { vst1q_##U((void *)p, v); }                      \
+  static inline VU round_##c(VU v, bool ceil_op) {                                           \
+    const VU sign = vandq_##U(v, vdupq_n_##U(1u << ((W)-1)));                                \
+    const VU a = veorq_##U(v, sign);                                                         \
+    const VU one = vdupq_n_##U((B) << (M));                                                  \
+    const VS e = vsubq_##S(vreinterpretq_##S##_##U(vshrq_n_##U(a, M)), vdupq_n_##S(B));      \
+    const VU mask = vshlq_##U(vdupq_n_##U((1u << (M)) - 1u), vnegq_##S(e));                  \
+    const VU away = ceil_op ? vceqq_##U(sign, vdupq_n_##U(0)) : vtstq_##U(sign, sign);       \
     const VU mid = vbslq_##U(away, vbicq_##U(vaddq_##U(a, mask), mask), vbicq_##U(a, mask)); \
-    const VU small = vandq_##U(vandq_##U(away, vtstq_##U(a, a)), one);                      \
-    const VU mag = vbslq_##U(vcltq_##U(a, one), small, mid);                                \
-    const VU inf = vdupq_n_##U(((1u << ((W)-1 - (M))) - 1u) << (M));                        \
-    return vbslq_##U(vcgtq_##U(a, inf), vorrq_##U(v, vdupq_n_##U(1u << ((M)-1))),          \
-                     vorrq_##U(sign, mag));                                                 \
-  }                                                                                         \
-  static inline VU ceil_##c(VU v, const bounds_##c *cx) {                                   \
-    (void)cx;                                                                               \
-    return round_##c(v, true);                                                              \
-  }                                                                                         \
-  static inline VU floor_##c(VU v, const bounds_##c *cx) {                                  \
-    (void)cx;                                                                               \
-    return round_##c(v, false);                                                             \
+    const VU small = vandq_##U(vandq_##U(away, vtstq_##U(a, a)), one);                       \
+    const VU mag = vbslq_##U(vcltq_##U(a, one), small, mid);                                 \
+    const VU inf = vdupq_n_##U(((1u << ((W)-1 - (M))) - 1u) << (M));                         \
+    return vbslq_##U(vcgtq_##U(a, inf), vorrq_##U(v, vdupq_n_##U(1u << ((M)-1))),            \
+                     vorrq_##U(sign, mag));                                                  \
+  }                                                                                          \
+  static inline VU ceil_##c(VU v, const bounds_##c *cx) {                                    \
+    (void)cx;                                                                                \
+    return round_##c(v, true);                                                               \
+  }                                                                                          \
+  static inline VU floor_##c(VU v, const bounds_##c *cx) {                                   \
+    (void)cx;                                                                                \
+    return round_##c(v, false);                                                              \
   }
 
 #if !defined(__aarch64__)
@@ -108,8 +108,8 @@ ONYX__NEON_BITS_ROUND(fr32, float, uint32x4_t, int32x4_t, u32, s32, 32, 23, 127)
  * above becomes the smallest key.
  */
 typedef struct clip_keys {
-  uint32_t lo, hi;       /* the bounds' bits */
-  int32_t below, above;  /* the key thresholds */
+  uint32_t lo, hi;      /* the bounds' bits */
+  int32_t below, above; /* the key thresholds */
 } clip_keys;
 
 static int32_t key_of(uint32_t bits, unsigned w) {
@@ -171,39 +171,39 @@ static bool keys_f32(const onyx__kparams *p, clip_keys *k) {
 
 /* Sign and Clip of class c on W-bit patterns; KEYS fills the thresholds,
  * INF and ONE are the infinity's and 1's patterns. */
-#define ONYX__NEON_BITS_SIGNCLIP(c, T, VU, VS, U, S, W, KEYS, INF, ONE)                         \
-  typedef VU vec_##c;                                                                            \
-  enum { LANES_##c = 128 / (W) };                                                                \
-  typedef struct {                                                                               \
-    VU lo, hi;                                                                                   \
-    VS below, above;                                                                             \
-  } bounds_##c;                                                                                  \
-  static inline bool bounds_set_##c(bounds_##c *cx, const onyx__kparams *p) {                   \
-    clip_keys k = {0, 0, 0, 0};                                                                  \
-    const bool ok = p == NULL || KEYS(p, &k);                                                    \
-    cx->lo = vdupq_n_##U(k.lo);                                                                  \
-    cx->hi = vdupq_n_##U(k.hi);                                                                  \
-    cx->below = vdupq_n_##S(k.below);                                                            \
-    cx->above = vdupq_n_##S(k.above);                                                            \
-    return ok;                                                                                   \
-  }                                                                                              \
-  static inline VU load_##c(const T *p) { return vld1q_##U((const void *)p); }                   \
-  static inline void store_##c(T *p, VU v) { vst1q_##U((void *)p, v); }                          \
-  static inline VU sign_##c(VU v, const bounds_##c *cx) {                                        \
-    (void)cx;                                                                                    \
-    const VU signbit = vdupq_n_##U(1u << ((W)-1));                                               \
-    const VU a = vbicq_##U(v, signbit);                                                          \
-    const VU one = vorrq_##U(vandq_##U(v, signbit), vdupq_n_##U(ONE));                           \
-    const VU r = vandq_##U(one, vtstq_##U(a, a));                                                \
-    return vbslq_##U(vcgtq_##U(a, vdupq_n_##U(INF)), v, r);                                      \
-  }                                                                                              \
-  static inline VU clip_##c(VU v, const bounds_##c *cx) {                                        \
-    const VU a = vbicq_##U(v, vdupq_n_##U(1u << ((W)-1)));                                       \
-    const VS neg = vshrq_n_##S(vreinterpretq_##S##_##U(v), (W)-1);                               \
-    const VS key = vsubq_##S(veorq_##S(vreinterpretq_##S##_##U(a), neg), neg);                   \
-    VU y = vbslq_##U(vcltq_##S(key, cx->below), cx->lo, v);                                      \
-    y = vbslq_##U(vcgtq_##S(key, cx->above), cx->hi, y);                                         \
-    return vbslq_##U(vcgtq_##U(a, vdupq_n_##U(INF)), v, y);                                      \
+#define ONYX__NEON_BITS_SIGNCLIP(c, T, VU, VS, U, S, W, KEYS, INF, ONE)        \
+  typedef VU vec_##c;                                                          \
+  enum { LANES_##c = 128 / (W) };                                              \
+  typedef struct {                                                             \
+    VU lo, hi;                                                                 \
+    VS below, above;                                                           \
+  } bounds_##c;                                                                \
+  static inline bool bounds_set_##c(bounds_##c *cx, const onyx__kparams *p) {  \
+    clip_keys k = {0, 0, 0, 0};                                                \
+    const bool ok = p == NULL || KEYS(p, &k);                                  \
+    cx->lo = vdupq_n_##U(k.lo);                                                \
+    cx->hi = vdupq_n_##U(k.hi);                                                \
+    cx->below = vdupq_n_##S(k.below);                                          \
+    cx->above = vdupq_n_##S(k.above);                                          \
+    return ok;                                                                 \
+  }                                                                            \
+  static inline VU load_##c(const T *p) { return vld1q_##U((const void *)p); } \
+  static inline void store_##c(T *p, VU v) { vst1q_##U((void *)p, v); }        \
+  static inline VU sign_##c(VU v, const bounds_##c *cx) {                      \
+    (void)cx;                                                                  \
+    const VU signbit = vdupq_n_##U(1u << ((W)-1));                             \
+    const VU a = vbicq_##U(v, signbit);                                        \
+    const VU one = vorrq_##U(vandq_##U(v, signbit), vdupq_n_##U(ONE));         \
+    const VU r = vandq_##U(one, vtstq_##U(a, a));                              \
+    return vbslq_##U(vcgtq_##U(a, vdupq_n_##U(INF)), v, r);                    \
+  }                                                                            \
+  static inline VU clip_##c(VU v, const bounds_##c *cx) {                      \
+    const VU a = vbicq_##U(v, vdupq_n_##U(1u << ((W)-1)));                     \
+    const VS neg = vshrq_n_##S(vreinterpretq_##S##_##U(v), (W)-1);             \
+    const VS key = vsubq_##S(veorq_##S(vreinterpretq_##S##_##U(a), neg), neg); \
+    VU y = vbslq_##U(vcltq_##S(key, cx->below), cx->lo, v);                    \
+    y = vbslq_##U(vcgtq_##S(key, cx->above), cx->hi, y);                       \
+    return vbslq_##U(vcgtq_##U(a, vdupq_n_##U(INF)), v, y);                    \
   }
 
 ONYX__NEON_BITS_SIGNCLIP(hk16, uint16_t, uint16x8_t, int16x8_t, u16, s16, 16, keys_h16, 0x7c00,
@@ -217,11 +217,11 @@ ONYX__NEON_BITS_SIGNCLIP(fk32, float, uint32x4_t, int32x4_t, u32, s32, 32, keys_
 
 /* A class c of element type T computed in vectors V, with Clip bounds held
  * as two vectors. */
-#define ONYX__NEON_CLASS(c, T, V)        \
-  typedef V vec_##c;                     \
-  enum { LANES_##c = 16 / sizeof(T) };   \
-  typedef struct {                       \
-    V lo, hi;                            \
+#define ONYX__NEON_CLASS(c, T, V)      \
+  typedef V vec_##c;                   \
+  enum { LANES_##c = 16 / sizeof(T) }; \
+  typedef struct {                     \
+    V lo, hi;                          \
   } bounds_##c;
 
 /* ---- float32 and float64 with float instructions (AArch64) ---------------- */
@@ -233,33 +233,33 @@ ONYX__NEON_BITS_SIGNCLIP(fk32, float, uint32x4_t, int32x4_t, u32, s32, 32, keys_
  * "t >= hi" likewise. Bounds are never NaN from onyx__clip_params; NaN
  * bounds go to the scalar kernel.
  */
-#define ONYX__NEON_FLOAT(c, T, V, VM, F, M, ONE, SIGNBIT)                                    \
-  ONYX__NEON_CLASS(c, T, V)                                                                  \
-  static inline bool bounds_set_##c(bounds_##c *cx, const onyx__kparams *p) {               \
-    cx->lo = vdupq_n_##F(p ? p->c.lo : 0);                                                   \
-    cx->hi = vdupq_n_##F(p ? p->c.hi : 0);                                                   \
-    return p == NULL || (!isnan(p->c.lo) && !isnan(p->c.hi));                                \
-  }                                                                                          \
-  static inline V load_##c(const T *p) { return vld1q_##F(p); }                              \
-  static inline void store_##c(T *p, V v) { vst1q_##F(p, v); }                               \
-  static inline V ceil_##c(V v, const bounds_##c *cx) {                                      \
-    (void)cx;                                                                                \
-    return vrndpq_##F(v);                                                                    \
-  }                                                                                          \
-  static inline V floor_##c(V v, const bounds_##c *cx) {                                     \
-    (void)cx;                                                                                \
-    return vrndmq_##F(v);                                                                    \
-  }                                                                                          \
-  static inline V sign_##c(V v, const bounds_##c *cx) {                                      \
-    (void)cx;                                                                                \
-    const V one = vbslq_##F(vdupq_n_##M(SIGNBIT), v, vdupq_n_##F(ONE));                      \
-    const V r = vreinterpretq_##F##_##M(                                                     \
-        vbicq_##M(vreinterpretq_##M##_##F(one), vceqq_##F(v, vdupq_n_##F(0))));              \
-    return vbslq_##F(vceqq_##F(v, v), r, v);                                                 \
-  }                                                                                          \
-  static inline V clip_##c(V v, const bounds_##c *cx) {                                      \
-    const V t = vbslq_##F(vcleq_##F(v, cx->lo), cx->lo, v);                                  \
-    return vbslq_##F(vcgeq_##F(t, cx->hi), cx->hi, t);                                       \
+#define ONYX__NEON_FLOAT(c, T, V, VM, F, M, ONE, SIGNBIT)                       \
+  ONYX__NEON_CLASS(c, T, V)                                                     \
+  static inline bool bounds_set_##c(bounds_##c *cx, const onyx__kparams *p) {   \
+    cx->lo = vdupq_n_##F(p ? p->c.lo : 0);                                      \
+    cx->hi = vdupq_n_##F(p ? p->c.hi : 0);                                      \
+    return p == NULL || (!isnan(p->c.lo) && !isnan(p->c.hi));                   \
+  }                                                                             \
+  static inline V load_##c(const T *p) { return vld1q_##F(p); }                 \
+  static inline void store_##c(T *p, V v) { vst1q_##F(p, v); }                  \
+  static inline V ceil_##c(V v, const bounds_##c *cx) {                         \
+    (void)cx;                                                                   \
+    return vrndpq_##F(v);                                                       \
+  }                                                                             \
+  static inline V floor_##c(V v, const bounds_##c *cx) {                        \
+    (void)cx;                                                                   \
+    return vrndmq_##F(v);                                                       \
+  }                                                                             \
+  static inline V sign_##c(V v, const bounds_##c *cx) {                         \
+    (void)cx;                                                                   \
+    const V one = vbslq_##F(vdupq_n_##M(SIGNBIT), v, vdupq_n_##F(ONE));         \
+    const V r = vreinterpretq_##F##_##M(                                        \
+        vbicq_##M(vreinterpretq_##M##_##F(one), vceqq_##F(v, vdupq_n_##F(0)))); \
+    return vbslq_##F(vceqq_##F(v, v), r, v);                                    \
+  }                                                                             \
+  static inline V clip_##c(V v, const bounds_##c *cx) {                         \
+    const V t = vbslq_##F(vcleq_##F(v, cx->lo), cx->lo, v);                     \
+    return vbslq_##F(vcgeq_##F(t, cx->hi), cx->hi, t);                          \
   }
 ONYX__NEON_FLOAT(f32, float, float32x4_t, uint32x4_t, f32, u32, 1.0f, 0x80000000u)
 ONYX__NEON_FLOAT(f64, double, float64x2_t, uint64x2_t, f64, u64, 1.0, UINT64_C(0x8000000000000000))
@@ -315,7 +315,7 @@ static inline vec_hw32 floor_hw32(vec_hw32 v, const bounds_hw32 *cx) {
   const vec_hw32 r = {vrndmq_f32(v.a), vrndmq_f32(v.b)};
   return r;
 }
-#define ceil_bw32 ceil_hw32
+#define ceil_bw32  ceil_hw32
 #define floor_bw32 floor_hw32
 #endif
 
@@ -332,38 +332,38 @@ static bool ubounds_ok(const onyx__kparams *p, uint64_t max) {
 
 /* Vectors, loads and stores, and bounds in the lane type, which must hold
  * them (hand-made params whose bounds do not fit go to the scalar kernel). */
-#define ONYX__NEON_INT(c, T, V, S, SIGNED, MIN, MAX)                                  \
-  ONYX__NEON_CLASS(c, T, V)                                                           \
-  static inline bool bounds_set_##c(bounds_##c *cx, const onyx__kparams *p) {        \
-    bool ok = true;                                                                   \
-    T lo = 0, hi = 0;                                                                 \
-    if (p != NULL && SIGNED) {                                                        \
-      ok = sbounds_ok(p, MIN, MAX);                                                   \
-      lo = (T)p->i64.lo;                                                              \
-      hi = (T)p->i64.hi;                                                              \
-    } else if (p != NULL) {                                                           \
-      ok = ubounds_ok(p, MAX);                                                        \
-      lo = (T)p->u64.lo;                                                              \
-      hi = (T)p->u64.hi;                                                              \
-    }                                                                                 \
-    cx->lo = vdupq_n_##S(lo);                                                         \
-    cx->hi = vdupq_n_##S(hi);                                                         \
-    return ok;                                                                        \
-  }                                                                                   \
-  static inline V load_##c(const T *p) { return vld1q_##S(p); }                       \
+#define ONYX__NEON_INT(c, T, V, S, SIGNED, MIN, MAX)                          \
+  ONYX__NEON_CLASS(c, T, V)                                                   \
+  static inline bool bounds_set_##c(bounds_##c *cx, const onyx__kparams *p) { \
+    bool ok = true;                                                           \
+    T lo = 0, hi = 0;                                                         \
+    if (p != NULL && SIGNED) {                                                \
+      ok = sbounds_ok(p, MIN, MAX);                                           \
+      lo = (T)p->i64.lo;                                                      \
+      hi = (T)p->i64.hi;                                                      \
+    } else if (p != NULL) {                                                   \
+      ok = ubounds_ok(p, MAX);                                                \
+      lo = (T)p->u64.lo;                                                      \
+      hi = (T)p->u64.hi;                                                      \
+    }                                                                         \
+    cx->lo = vdupq_n_##S(lo);                                                 \
+    cx->hi = vdupq_n_##S(hi);                                                 \
+    return ok;                                                                \
+  }                                                                           \
+  static inline V load_##c(const T *p) { return vld1q_##S(p); }               \
   static inline void store_##c(T *p, V v) { vst1q_##S(p, v); }
 
 /* Sign and Clip of the 8- to 32-bit classes: clamping to [-1, 1] (or
  * min(x, 1)) is Sign; max then min is Clip. */
-#define ONYX__NEON_NARROW_INT(c, T, V, S, SIGNED, MIN, MAX)                \
-  ONYX__NEON_INT(c, T, V, S, SIGNED, MIN, MAX)                             \
-  static inline V sign_##c(V v, const bounds_##c *cx) {                    \
-    (void)cx;                                                              \
+#define ONYX__NEON_NARROW_INT(c, T, V, S, SIGNED, MIN, MAX)                     \
+  ONYX__NEON_INT(c, T, V, S, SIGNED, MIN, MAX)                                  \
+  static inline V sign_##c(V v, const bounds_##c *cx) {                         \
+    (void)cx;                                                                   \
     return SIGNED ? vminq_##S(vmaxq_##S(v, vdupq_n_##S((T)-1)), vdupq_n_##S(1)) \
-                  : vminq_##S(v, vdupq_n_##S(1));                          \
-  }                                                                        \
-  static inline V clip_##c(V v, const bounds_##c *cx) {                    \
-    return vminq_##S(vmaxq_##S(v, cx->lo), cx->hi);                        \
+                  : vminq_##S(v, vdupq_n_##S(1));                               \
+  }                                                                             \
+  static inline V clip_##c(V v, const bounds_##c *cx) {                         \
+    return vminq_##S(vmaxq_##S(v, cx->lo), cx->hi);                             \
   }
 
 ONYX__NEON_NARROW_INT(s8, int8_t, int8x16_t, s8, 1, INT8_MIN, INT8_MAX)
@@ -405,33 +405,33 @@ static inline uint64x2_t clip_u64(uint64x2_t v, const bounds_u64 *cx) {
  */
 #define ONYX__NEON_KERNEL(NAME, tn, T, c, op, KOP) \
   ONYX__NEON_KERNEL_ISA(NAME, tn, T, c, op, KOP, neon)
-#define ONYX__NEON_KERNEL_ISA(NAME, tn, T, c, op, KOP, isa)                                 \
-  static void onyx__##tn##_v##op##__##isa(size_t n, const void *x, void *y,                 \
-                                          const onyx__kparams *params) {                    \
-    const T *src = x;                                                                       \
-    T *dst = y;                                                                             \
-    const onyx__ukernel scalar = onyx__kernels_scalar.k[ONYX__KOP_##KOP][ONYX__DI_##NAME];  \
-    bounds_##c cx;                                                                          \
-    if (!bounds_set_##c(&cx, ONYX__KOP_##KOP == ONYX__KOP_CLIP ? params : NULL)) {          \
-      scalar(n, x, y, params);                                                              \
-      return;                                                                               \
-    }                                                                                       \
-    const size_t lanes = (size_t)LANES_##c;                                                 \
-    size_t i = 0;                                                                           \
-    for (; n - i >= 4 * lanes; i += 4 * lanes) {                                            \
-      const vec_##c v0 = load_##c(src + i), v1 = load_##c(src + i + lanes);                 \
-      const vec_##c v2 = load_##c(src + i + 2 * lanes), v3 = load_##c(src + i + 3 * lanes); \
-      store_##c(dst + i, op##_##c(v0, &cx));                                                \
-      store_##c(dst + i + lanes, op##_##c(v1, &cx));                                        \
-      store_##c(dst + i + 2 * lanes, op##_##c(v2, &cx));                                    \
-      store_##c(dst + i + 3 * lanes, op##_##c(v3, &cx));                                    \
-    }                                                                                       \
+#define ONYX__NEON_KERNEL_ISA(NAME, tn, T, c, op, KOP, isa)                                  \
+  static void onyx__##tn##_v##op##__##isa(size_t n, const void *x, void *y,                  \
+                                          const onyx__kparams *params) {                     \
+    const T *src = x;                                                                        \
+    T *dst = y;                                                                              \
+    const onyx__ukernel scalar = onyx__kernels_scalar.k[ONYX__KOP_##KOP][ONYX__DI_##NAME];   \
+    bounds_##c cx;                                                                           \
+    if (!bounds_set_##c(&cx, ONYX__KOP_##KOP == ONYX__KOP_CLIP ? params : NULL)) {           \
+      scalar(n, x, y, params);                                                               \
+      return;                                                                                \
+    }                                                                                        \
+    const size_t lanes = (size_t)LANES_##c;                                                  \
+    size_t i = 0;                                                                            \
+    for (; n - i >= 4 * lanes; i += 4 * lanes) {                                             \
+      const vec_##c v0 = load_##c(src + i), v1 = load_##c(src + i + lanes);                  \
+      const vec_##c v2 = load_##c(src + i + 2 * lanes), v3 = load_##c(src + i + 3 * lanes);  \
+      store_##c(dst + i, op##_##c(v0, &cx));                                                 \
+      store_##c(dst + i + lanes, op##_##c(v1, &cx));                                         \
+      store_##c(dst + i + 2 * lanes, op##_##c(v2, &cx));                                     \
+      store_##c(dst + i + 3 * lanes, op##_##c(v3, &cx));                                     \
+    }                                                                                        \
     for (; n - i >= lanes; i += lanes) store_##c(dst + i, op##_##c(load_##c(src + i), &cx)); \
-    if (i < n && n >= lanes) {                                                              \
-      store_##c(dst + n - lanes, op##_##c(load_##c(src + n - lanes), &cx));                 \
-    } else if (i < n) {                                                                     \
-      scalar(n - i, src + i, dst + i, params);                                              \
-    }                                                                                       \
+    if (i < n && n >= lanes) {                                                               \
+      store_##c(dst + n - lanes, op##_##c(load_##c(src + n - lanes), &cx));                  \
+    } else if (i < n) {                                                                      \
+      scalar(n - i, src + i, dst + i, params);                                               \
+    }                                                                                        \
   }
 
 /*
@@ -457,15 +457,15 @@ static inline uint64x2_t clip_u64(uint64x2_t v, const bounds_u64 *cx) {
   X(BFLOAT16, bf16, uint16_t, br16)
 #define ONYX__NEON_WIDE_TYPES(X) X(FLOAT, f32, float, fk32)
 #endif
-#define ONYX__NEON_SIGNCLIP_TYPES(X)  \
-  ONYX__NEON_WIDE_TYPES(X)            \
-  X(FLOAT16, f16, uint16_t, hk16)     \
-  X(BFLOAT16, bf16, uint16_t, bk16)   \
-  X(INT8, s8, int8_t, s8)             \
-  X(INT16, s16, int16_t, s16)         \
-  X(INT32, s32, int32_t, s32)         \
-  X(UINT8, u8, uint8_t, u8)           \
-  X(UINT16, u16, uint16_t, u16)       \
+#define ONYX__NEON_SIGNCLIP_TYPES(X) \
+  ONYX__NEON_WIDE_TYPES(X)           \
+  X(FLOAT16, f16, uint16_t, hk16)    \
+  X(BFLOAT16, bf16, uint16_t, bk16)  \
+  X(INT8, s8, int8_t, s8)            \
+  X(INT16, s16, int16_t, s16)        \
+  X(INT32, s32, int32_t, s32)        \
+  X(UINT8, u8, uint8_t, u8)          \
+  X(UINT16, u16, uint16_t, u16)      \
   X(UINT32, u32, uint32_t, u32)
 
 #define ONYX__NEON_ROUNDING_KERNELS(NAME, tn, T, c) \
@@ -477,17 +477,16 @@ static inline uint64x2_t clip_u64(uint64x2_t v, const bounds_u64 *cx) {
 ONYX__NEON_ROUNDING_TYPES(ONYX__NEON_ROUNDING_KERNELS)
 ONYX__NEON_SIGNCLIP_TYPES(ONYX__NEON_SIGNCLIP_KERNELS)
 
-#define ONYX__NEON_ROUNDING_ENTRIES(NAME, tn, T, c)                 \
+#define ONYX__NEON_ROUNDING_ENTRIES(NAME, tn, T, c)               \
   .k[ONYX__KOP_CEIL][ONYX__DI_##NAME] = onyx__##tn##_vceil__neon, \
   .k[ONYX__KOP_FLOOR][ONYX__DI_##NAME] = onyx__##tn##_vfloor__neon,
-#define ONYX__NEON_SIGNCLIP_ENTRIES(NAME, tn, T, c)                 \
+#define ONYX__NEON_SIGNCLIP_ENTRIES(NAME, tn, T, c)               \
   .k[ONYX__KOP_SIGN][ONYX__DI_##NAME] = onyx__##tn##_vsign__neon, \
   .k[ONYX__KOP_CLIP][ONYX__DI_##NAME] = onyx__##tn##_vclip__neon,
 
 extern const onyx__kernel_table onyx__kernels_neon;
-const onyx__kernel_table onyx__kernels_neon = {
-    ONYX__NEON_ROUNDING_TYPES(ONYX__NEON_ROUNDING_ENTRIES)
-        ONYX__NEON_SIGNCLIP_TYPES(ONYX__NEON_SIGNCLIP_ENTRIES)};
+const onyx__kernel_table onyx__kernels_neon = {ONYX__NEON_ROUNDING_TYPES(
+    ONYX__NEON_ROUNDING_ENTRIES) ONYX__NEON_SIGNCLIP_TYPES(ONYX__NEON_SIGNCLIP_ENTRIES)};
 
 /* ---- float16 in half precision (AArch64 FEAT_FP16) -------------------------- */
 

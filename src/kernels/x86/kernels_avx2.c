@@ -13,7 +13,7 @@
 #include "kernels/kernels.h"
 #include "simd_common.h"
 
-#define ONYX__SIMD_ISA avx2
+#define ONYX__SIMD_ISA    avx2
 #define ONYX__SIMD_MASKED 0
 
 /* ---- float32 ------------------------------------------------------------- */
@@ -184,8 +184,10 @@ ONYX__SIMD_B32_ROUNDING
 #define ONYX__INT_CLASS(c, T, BITS, LT, KIND, MIN, MAX)                                        \
   typedef __m256i onyx__v_##c;                                                                 \
   enum { ONYX__N_##c = 256 / BITS };                                                           \
-  static inline __m256i onyx__ld_##c(const T *p) { return _mm256_loadu_si256((const __m256i *)p); } \
-  static inline void onyx__st_##c(T *p, __m256i v) { _mm256_storeu_si256((__m256i *)p, v); }  \
+  static inline __m256i onyx__ld_##c(const T *p) {                                             \
+    return _mm256_loadu_si256((const __m256i *)p);                                             \
+  }                                                                                            \
+  static inline void onyx__st_##c(T *p, __m256i v) { _mm256_storeu_si256((__m256i *)p, v); }   \
   static inline void onyx__stnt_##c(T *p, __m256i v) { _mm256_stream_si256((__m256i *)p, v); } \
   typedef struct {                                                                             \
     __m256i lo, hi;                                                                            \
@@ -194,10 +196,10 @@ ONYX__SIMD_INT_CLASSES(ONYX__INT_CLASS)
 
 /* Bounds in the lane type. The unsigned 64-bit bounds are stored with the
  * sign bit flipped, the domain in which its signed compares order them. */
-#define ONYX__SET1_8 _mm256_set1_epi8
-#define ONYX__SET1_16 _mm256_set1_epi16
-#define ONYX__SET1_32 _mm256_set1_epi32
-#define ONYX__SET1_64 _mm256_set1_epi64x
+#define ONYX__SET1_8   _mm256_set1_epi8
+#define ONYX__SET1_16  _mm256_set1_epi16
+#define ONYX__SET1_32  _mm256_set1_epi32
+#define ONYX__SET1_64  _mm256_set1_epi64x
 #define ONYX__U64_FLIP UINT64_C(0x8000000000000000)
 ONYX__SIMD_INT_CLASSES(ONYX__INT_SET)
 

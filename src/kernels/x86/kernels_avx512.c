@@ -15,7 +15,7 @@
 #include "kernels/kernels.h"
 #include "simd_common.h"
 
-#define ONYX__SIMD_ISA avx512
+#define ONYX__SIMD_ISA    avx512
 #define ONYX__SIMD_MASKED 1
 
 /* The mask of the first r lanes, r below the lane count. */
@@ -49,10 +49,10 @@ static inline bool onyx__cx_set_f32(onyx__cx_f32 *c, const onyx__kparams *p) {
 
 /* VRNDSCALEPS with scale 0 is ROUNDPS; masked to the ordered lanes, it
  * leaves NaNs as they are. */
-#define ONYX__ROUND_PS(v, MODE)                                                                   \
-  (ONYX__SIMD_ROUND_KEEPS_NAN                                                                     \
-       ? _mm512_mask_roundscale_ps(v, _mm512_cmp_ps_mask(v, v, _CMP_ORD_Q), v,                   \
-                                   _MM_FROUND_TO_##MODE##_INF | _MM_FROUND_NO_EXC)                \
+#define ONYX__ROUND_PS(v, MODE)                                                    \
+  (ONYX__SIMD_ROUND_KEEPS_NAN                                                      \
+       ? _mm512_mask_roundscale_ps(v, _mm512_cmp_ps_mask(v, v, _CMP_ORD_Q), v,     \
+                                   _MM_FROUND_TO_##MODE##_INF | _MM_FROUND_NO_EXC) \
        : _mm512_roundscale_ps(v, _MM_FROUND_TO_##MODE##_INF | _MM_FROUND_NO_EXC))
 static inline __m512 onyx__ceil_f32(__m512 v, const onyx__cx_f32 *c) {
   (void)c;
@@ -66,7 +66,8 @@ static inline __m512 onyx__floor_f32(__m512 v, const onyx__cx_f32 *c) {
 static inline __m512 onyx__sign_f32(__m512 v, const onyx__cx_f32 *c) {
   (void)c;
   const __mmask16 nz = _mm512_cmp_ps_mask(v, _mm512_setzero_ps(), _CMP_NEQ_OQ);
-  const __m512 r = _mm512_maskz_or_ps(nz, _mm512_and_ps(v, _mm512_set1_ps(-0.0f)), _mm512_set1_ps(1.0f));
+  const __m512 r =
+      _mm512_maskz_or_ps(nz, _mm512_and_ps(v, _mm512_set1_ps(-0.0f)), _mm512_set1_ps(1.0f));
   return _mm512_mask_mov_ps(r, _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q), v);
 }
 /* VMAXPS / VMINPS return their second operand when the two are equal
@@ -103,10 +104,10 @@ static inline bool onyx__cx_set_f64(onyx__cx_f64 *c, const onyx__kparams *p) {
   return p == NULL || onyx__simd_fbounds_ok(p->f64.lo, p->f64.hi);
 }
 
-#define ONYX__ROUND_PD(v, MODE)                                                                   \
-  (ONYX__SIMD_ROUND_KEEPS_NAN                                                                     \
-       ? _mm512_mask_roundscale_pd(v, _mm512_cmp_pd_mask(v, v, _CMP_ORD_Q), v,                   \
-                                   _MM_FROUND_TO_##MODE##_INF | _MM_FROUND_NO_EXC)                \
+#define ONYX__ROUND_PD(v, MODE)                                                    \
+  (ONYX__SIMD_ROUND_KEEPS_NAN                                                      \
+       ? _mm512_mask_roundscale_pd(v, _mm512_cmp_pd_mask(v, v, _CMP_ORD_Q), v,     \
+                                   _MM_FROUND_TO_##MODE##_INF | _MM_FROUND_NO_EXC) \
        : _mm512_roundscale_pd(v, _MM_FROUND_TO_##MODE##_INF | _MM_FROUND_NO_EXC))
 static inline __m512d onyx__ceil_f64(__m512d v, const onyx__cx_f64 *c) {
   (void)c;
@@ -119,7 +120,8 @@ static inline __m512d onyx__floor_f64(__m512d v, const onyx__cx_f64 *c) {
 static inline __m512d onyx__sign_f64(__m512d v, const onyx__cx_f64 *c) {
   (void)c;
   const __mmask8 nz = _mm512_cmp_pd_mask(v, _mm512_setzero_pd(), _CMP_NEQ_OQ);
-  const __m512d r = _mm512_maskz_or_pd(nz, _mm512_and_pd(v, _mm512_set1_pd(-0.0)), _mm512_set1_pd(1.0));
+  const __m512d r =
+      _mm512_maskz_or_pd(nz, _mm512_and_pd(v, _mm512_set1_pd(-0.0)), _mm512_set1_pd(1.0));
   return _mm512_mask_mov_pd(r, _mm512_cmp_pd_mask(v, v, _CMP_UNORD_Q), v);
 }
 static inline __m512d onyx__clip_f64(__m512d v, const onyx__cx_f64 *c) {
@@ -162,19 +164,22 @@ static inline __m512 onyx__hround_down(__m512 v) {
  */
 #define ONYX__HR_SMALL_S 0x3bff
 /* The fraction mask of exponent e >= 15. */
-#define ONYX__HR_FRAC(e) ((e) < 25 ? 0x3ffu >> ((e) < 15 ? 0 : (e) - 15) : 0u)
+#define ONYX__HR_FRAC(e)    ((e) < 25 ? 0x3ffu >> ((e) < 15 ? 0 : (e)-15) : 0u)
 #define ONYX__HR_MASK(s, e) ((e) < 15 ? ((s) ? 0x7fffu : 0xffffu) : ONYX__HR_FRAC(e))
 /* add for sign s, exponent e, given the |x| < 1 value for each sign and
  * whether the op rounds away from zero for each sign. */
 #define ONYX__HR_ADD(s, e, SMALL0, SMALL1, AWAY0, AWAY1) \
   ((e) < 15 ? ((s) ? (SMALL1) : (SMALL0)) : (((s) ? (AWAY1) : (AWAY0)) ? ONYX__HR_FRAC(e) : 0u))
+/* A table: clang-format does not settle on one layout for it. */
+/* clang-format off */
 #define ONYX__HR_E32(F, s)                                                                  \
   F(s, 0) F(s, 1) F(s, 2) F(s, 3) F(s, 4) F(s, 5) F(s, 6) F(s, 7) F(s, 8) F(s, 9) F(s, 10) \
   F(s, 11) F(s, 12) F(s, 13) F(s, 14) F(s, 15) F(s, 16) F(s, 17) F(s, 18) F(s, 19)         \
   F(s, 20) F(s, 21) F(s, 22) F(s, 23) F(s, 24) F(s, 25) F(s, 26) F(s, 27) F(s, 28)         \
   F(s, 29) F(s, 30) F(s, 31)
-#define ONYX__HR_MASK_ENTRY(s, e) ONYX__HR_MASK(s, e),
-#define ONYX__HR_CEIL_ENTRY(s, e) ONYX__HR_ADD(s, e, 0xffffu, 0u, 1, 0),
+/* clang-format on */
+#define ONYX__HR_MASK_ENTRY(s, e)  ONYX__HR_MASK(s, e),
+#define ONYX__HR_CEIL_ENTRY(s, e)  ONYX__HR_ADD(s, e, 0xffffu, 0u, 1, 0),
 #define ONYX__HR_FLOOR_ENTRY(s, e) ONYX__HR_ADD(s, e, 0x8000u, 0x7fffu, 0, 1),
 #define ONYX__HR_QUIET_ENTRY(s, e) ((e) == 31 ? 0x200u : 0u),
 static const uint16_t onyx__hr_mask[64] = {ONYX__HR_E32(ONYX__HR_MASK_ENTRY, 0)
@@ -236,7 +241,9 @@ static inline onyx__v_b32 onyx__widen_b16(__m512i v) {
                    _mm512_castsi512_ps(_mm512_unpackhi_epi16(z, v))};
   return r;
 }
-static inline onyx__v_b32 onyx__ld_b16(const uint16_t *p) { return onyx__widen_b16(_mm512_loadu_si512(p)); }
+static inline onyx__v_b32 onyx__ld_b16(const uint16_t *p) {
+  return onyx__widen_b16(_mm512_loadu_si512(p));
+}
 static inline onyx__v_b32 onyx__ldm_b16(const uint16_t *p, size_t r) {
   return onyx__widen_b16(_mm512_maskz_loadu_epi16(onyx__m32(r), p));
 }
@@ -247,7 +254,9 @@ static inline __m512i onyx__narrow_b16(onyx__v_b32 v) {
   return _mm512_packus_epi32(_mm512_srli_epi32(_mm512_castps_si512(v.a), 16),
                              _mm512_srli_epi32(_mm512_castps_si512(v.b), 16));
 }
-static inline void onyx__st_b16(uint16_t *p, onyx__v_b32 v) { _mm512_storeu_si512(p, onyx__narrow_b16(v)); }
+static inline void onyx__st_b16(uint16_t *p, onyx__v_b32 v) {
+  _mm512_storeu_si512(p, onyx__narrow_b16(v));
+}
 static inline void onyx__stnt_b16(uint16_t *p, onyx__v_b32 v) {
   _mm512_stream_si512((void *)p, onyx__narrow_b16(v));
 }
@@ -260,32 +269,32 @@ ONYX__SIMD_B32_ROUNDING
 
 /* Every integer class computes in a __m512i of its own lane width BITS,
  * with masks of 512 / BITS lanes (ONYX__MASK_<BITS>). */
-#define ONYX__MASK_8 onyx__m64
+#define ONYX__MASK_8  onyx__m64
 #define ONYX__MASK_16 onyx__m32
 #define ONYX__MASK_32 onyx__m16
 #define ONYX__MASK_64 onyx__m8
-#define ONYX__INT_CLASS(c, T, BITS, LT, KIND, MIN, MAX)                                         \
-  typedef __m512i onyx__v_##c;                                                                  \
-  enum { ONYX__N_##c = 512 / BITS };                                                            \
-  static inline __m512i onyx__ld_##c(const T *p) { return _mm512_loadu_si512(p); }              \
-  static inline void onyx__st_##c(T *p, __m512i v) { _mm512_storeu_si512(p, v); }               \
-  static inline void onyx__stnt_##c(T *p, __m512i v) { _mm512_stream_si512((void *)p, v); }     \
-  static inline __m512i onyx__ldm_##c(const T *p, size_t r) {                                   \
-    return _mm512_maskz_loadu_epi##BITS(ONYX__MASK_##BITS(r), p);                               \
-  }                                                                                             \
-  static inline void onyx__stm_##c(T *p, size_t r, __m512i v) {                                 \
-    _mm512_mask_storeu_epi##BITS(p, ONYX__MASK_##BITS(r), v);                                   \
-  }                                                                                             \
-  typedef struct {                                                                              \
-    __m512i lo, hi;                                                                             \
+#define ONYX__INT_CLASS(c, T, BITS, LT, KIND, MIN, MAX)                                     \
+  typedef __m512i onyx__v_##c;                                                              \
+  enum { ONYX__N_##c = 512 / BITS };                                                        \
+  static inline __m512i onyx__ld_##c(const T *p) { return _mm512_loadu_si512(p); }          \
+  static inline void onyx__st_##c(T *p, __m512i v) { _mm512_storeu_si512(p, v); }           \
+  static inline void onyx__stnt_##c(T *p, __m512i v) { _mm512_stream_si512((void *)p, v); } \
+  static inline __m512i onyx__ldm_##c(const T *p, size_t r) {                               \
+    return _mm512_maskz_loadu_epi##BITS(ONYX__MASK_##BITS(r), p);                           \
+  }                                                                                         \
+  static inline void onyx__stm_##c(T *p, size_t r, __m512i v) {                             \
+    _mm512_mask_storeu_epi##BITS(p, ONYX__MASK_##BITS(r), v);                               \
+  }                                                                                         \
+  typedef struct {                                                                          \
+    __m512i lo, hi;                                                                         \
   } onyx__cx_##c;
 ONYX__SIMD_INT_CLASSES(ONYX__INT_CLASS)
 
 /* Bounds in the lane type. */
-#define ONYX__SET1_8 _mm512_set1_epi8
-#define ONYX__SET1_16 _mm512_set1_epi16
-#define ONYX__SET1_32 _mm512_set1_epi32
-#define ONYX__SET1_64 _mm512_set1_epi64
+#define ONYX__SET1_8   _mm512_set1_epi8
+#define ONYX__SET1_16  _mm512_set1_epi16
+#define ONYX__SET1_32  _mm512_set1_epi32
+#define ONYX__SET1_64  _mm512_set1_epi64
 #define ONYX__U64_FLIP 0u
 ONYX__SIMD_INT_CLASSES(ONYX__INT_SET)
 
@@ -315,26 +324,26 @@ ONYX__INT_OPS(u64, epu, 64, ONYX__SIGN_U)
 
 /* Sign by bits; Clip by the three cases of simd_common.h, in masks: a NaN
  * x is in neither, and above wins over below. */
-#define ONYX__HALF_INT_CLASS(k, BF16, INF, ONE)                                                 \
-  typedef __m512i onyx__v_##k;                                                                \
-  ONYX__HALF_SET(k, __m512i, _mm512_set1_epi16, BF16)                                         \
-  static inline __m512i onyx__sign_##k(__m512i v, const onyx__cx_##k *c) {                    \
-    (void)c;                                                                                  \
-    const __m512i a = _mm512_and_si512(v, _mm512_set1_epi16(0x7fff));                         \
-    const __mmask32 nan = _mm512_cmpgt_epi16_mask(a, _mm512_set1_epi16(INF));                 \
-    const __mmask32 nz = _mm512_test_epi16_mask(a, a);                                        \
+#define ONYX__HALF_INT_CLASS(k, BF16, INF, ONE)                                                \
+  typedef __m512i onyx__v_##k;                                                                 \
+  ONYX__HALF_SET(k, __m512i, _mm512_set1_epi16, BF16)                                          \
+  static inline __m512i onyx__sign_##k(__m512i v, const onyx__cx_##k *c) {                     \
+    (void)c;                                                                                   \
+    const __m512i a = _mm512_and_si512(v, _mm512_set1_epi16(0x7fff));                          \
+    const __mmask32 nan = _mm512_cmpgt_epi16_mask(a, _mm512_set1_epi16(INF));                  \
+    const __mmask32 nz = _mm512_test_epi16_mask(a, a);                                         \
     const __m512i one = _mm512_or_si512(_mm512_and_si512(v, _mm512_set1_epi16((short)0x8000)), \
-                                        _mm512_set1_epi16(ONE));                              \
-    return _mm512_mask_mov_epi16(_mm512_maskz_mov_epi16(nz, one), nan, v);                    \
-  }                                                                                           \
-  static inline __m512i onyx__clip_##k(__m512i v, const onyx__cx_##k *c) {                    \
-    const __m512i a = _mm512_and_si512(v, _mm512_set1_epi16(0x7fff));                         \
-    const __m512i key =                                                                       \
-        _mm512_mask_sub_epi16(a, _mm512_movepi16_mask(v), _mm512_setzero_si512(), a);         \
-    const __mmask32 num = _mm512_cmple_epi16_mask(a, _mm512_set1_epi16(INF));                 \
-    const __mmask32 below = _mm512_cmpgt_epi16_mask(c->below, key) & num;                     \
-    const __mmask32 above = _mm512_cmpgt_epi16_mask(key, c->above) & num;                     \
-    return _mm512_mask_mov_epi16(_mm512_mask_mov_epi16(v, below, c->lo), above, c->hi);       \
+                                        _mm512_set1_epi16(ONE));                               \
+    return _mm512_mask_mov_epi16(_mm512_maskz_mov_epi16(nz, one), nan, v);                     \
+  }                                                                                            \
+  static inline __m512i onyx__clip_##k(__m512i v, const onyx__cx_##k *c) {                     \
+    const __m512i a = _mm512_and_si512(v, _mm512_set1_epi16(0x7fff));                          \
+    const __m512i key =                                                                        \
+        _mm512_mask_sub_epi16(a, _mm512_movepi16_mask(v), _mm512_setzero_si512(), a);          \
+    const __mmask32 num = _mm512_cmple_epi16_mask(a, _mm512_set1_epi16(INF));                  \
+    const __mmask32 below = _mm512_cmpgt_epi16_mask(c->below, key) & num;                      \
+    const __mmask32 above = _mm512_cmpgt_epi16_mask(key, c->above) & num;                      \
+    return _mm512_mask_mov_epi16(_mm512_mask_mov_epi16(v, below, c->lo), above, c->hi);        \
   }
 ONYX__HALF_INT_CLASS(hi16, false, 0x7c00, 0x3c00)
 ONYX__HALF_INT_CLASS(bi16, true, 0x7f80, 0x3f80)

@@ -38,7 +38,7 @@
 #include "kernels/kernels.h"
 #include "simd_common.h"
 
-#define ONYX__SIMD_ISA avx512fp16
+#define ONYX__SIMD_ISA    avx512fp16
 #define ONYX__SIMD_MASKED 1
 
 /*

@@ -14,7 +14,7 @@
 #include "kernels/kernels.h"
 #include "simd_common.h"
 
-#define ONYX__SIMD_ISA sse41
+#define ONYX__SIMD_ISA    sse41
 #define ONYX__SIMD_MASKED 0
 /*
  * No Clip on 64-bit integers at this level: without PCMPGTQ (SSE4.2) a
@@ -135,7 +135,8 @@ static inline __m128i onyx__hround_small(__m128i x, __m128i a, __m128i sgn, bool
 static inline __m128i onyx__hround(__m128i x, const onyx__cx_hr16 *c, bool ceil) {
   const __m128i a = _mm_and_si128(x, _mm_set1_epi16(0x7fff));
   const __m128i k = _mm_subs_epu16(_mm_set1_epi16(25), _mm_srli_epi16(a, 10));
-  const __m128i idx = _mm_add_epi16(_mm_mullo_epi16(k, _mm_set1_epi16(0x0101)), _mm_set1_epi16(0x0800));
+  const __m128i idx =
+      _mm_add_epi16(_mm_mullo_epi16(k, _mm_set1_epi16(0x0101)), _mm_set1_epi16(0x0800));
   const __m128i mask = _mm_sub_epi16(_mm_shuffle_epi8(c->pow2, idx), _mm_set1_epi16(1));
   const __m128i sgn = _mm_srai_epi16(x, 15);
   const __m128i add = ceil ? _mm_andnot_si128(sgn, mask) : _mm_and_si128(sgn, mask);
@@ -145,11 +146,14 @@ static inline __m128i onyx__hround(__m128i x, const onyx__cx_hr16 *c, bool ceil)
   const __m128i small = _mm_cmpgt_epi16(_mm_set1_epi16(0x3c00), a);
   return _mm_blendv_epi8(r, onyx__hround_small(x, a, sgn, ceil), small);
 }
-static inline __m128i onyx__ceil_hr16(__m128i v, const onyx__cx_hr16 *c) { return onyx__hround(v, c, true); }
-static inline __m128i onyx__floor_hr16(__m128i v, const onyx__cx_hr16 *c) { return onyx__hround(v, c, false); }
+static inline __m128i onyx__ceil_hr16(__m128i v, const onyx__cx_hr16 *c) {
+  return onyx__hround(v, c, true);
+}
+static inline __m128i onyx__floor_hr16(__m128i v, const onyx__cx_hr16 *c) {
+  return onyx__hround(v, c, false);
+}
 
 /* ---- bfloat16, through float32 --------------------------------------------- */
-
 
 /* Eight elements as two float32 vectors: unpacking against zero puts each
  * element in the top half of a float32 lane (exactly onyx__bf16_to_f32);
@@ -164,7 +168,8 @@ static inline bool onyx__cx_set_b32(onyx__cx_b32 *c, const onyx__kparams *p) {
 }
 static inline onyx__v_b32 onyx__ld_b16(const uint16_t *p) {
   const __m128i v = _mm_loadu_si128((const __m128i *)p), z = _mm_setzero_si128();
-  onyx__v_b32 r = {_mm_castsi128_ps(_mm_unpacklo_epi16(z, v)), _mm_castsi128_ps(_mm_unpackhi_epi16(z, v))};
+  onyx__v_b32 r = {_mm_castsi128_ps(_mm_unpacklo_epi16(z, v)),
+                   _mm_castsi128_ps(_mm_unpackhi_epi16(z, v))};
   return r;
 }
 /* Ceil and Floor of a bfloat16 value are bfloat16 values, NaNs quiet
@@ -196,22 +201,22 @@ static inline onyx__v_b32 onyx__floor_b32(onyx__v_b32 v, const onyx__cx_b32 *c) 
 
 /* ---- Integers -------------------------------------------------------------- */
 
-#define ONYX__INT_CLASS(c, T, BITS, LT, KIND, MIN, MAX)                                     \
-  typedef __m128i onyx__v_##c;                                                              \
-  enum { ONYX__N_##c = 128 / BITS };                                                        \
+#define ONYX__INT_CLASS(c, T, BITS, LT, KIND, MIN, MAX)                                          \
+  typedef __m128i onyx__v_##c;                                                                   \
+  enum { ONYX__N_##c = 128 / BITS };                                                             \
   static inline __m128i onyx__ld_##c(const T *p) { return _mm_loadu_si128((const __m128i *)p); } \
-  static inline void onyx__st_##c(T *p, __m128i v) { _mm_storeu_si128((__m128i *)p, v); }  \
-  static inline void onyx__stnt_##c(T *p, __m128i v) { _mm_stream_si128((__m128i *)p, v); } \
-  typedef struct {                                                                          \
-    __m128i lo, hi;                                                                         \
+  static inline void onyx__st_##c(T *p, __m128i v) { _mm_storeu_si128((__m128i *)p, v); }        \
+  static inline void onyx__stnt_##c(T *p, __m128i v) { _mm_stream_si128((__m128i *)p, v); }      \
+  typedef struct {                                                                               \
+    __m128i lo, hi;                                                                              \
   } onyx__cx_##c;
 ONYX__SIMD_INT_CLASSES(ONYX__INT_CLASS)
 
 /* Bounds in the lane type (set for Sign too, which ignores them). */
-#define ONYX__SET1_8 _mm_set1_epi8
-#define ONYX__SET1_16 _mm_set1_epi16
-#define ONYX__SET1_32 _mm_set1_epi32
-#define ONYX__SET1_64 _mm_set1_epi64x
+#define ONYX__SET1_8   _mm_set1_epi8
+#define ONYX__SET1_16  _mm_set1_epi16
+#define ONYX__SET1_32  _mm_set1_epi32
+#define ONYX__SET1_64  _mm_set1_epi64x
 #define ONYX__U64_FLIP 0u
 ONYX__SIMD_INT_CLASSES(ONYX__INT_SET)
 

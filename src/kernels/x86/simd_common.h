@@ -53,10 +53,10 @@
 #include "kernels/kernels.h"
 
 #define ONYX__SIMD_CAT_(a, b) a##b
-#define ONYX__SIMD_CAT(a, b) ONYX__SIMD_CAT_(a, b)
+#define ONYX__SIMD_CAT(a, b)  ONYX__SIMD_CAT_(a, b)
 /* onyx__f32_vceil__avx2 */
 #define ONYX__SIMD_NAME(tn, op) ONYX__SIMD_CAT(onyx__##tn##_v##op##__, ONYX__SIMD_ISA)
-#define ONYX__SIMD_TABLE ONYX__SIMD_CAT(onyx__kernels_, ONYX__SIMD_ISA)
+#define ONYX__SIMD_TABLE        ONYX__SIMD_CAT(onyx__kernels_, ONYX__SIMD_ISA)
 
 /* Streaming stores start once y is aligned to this many bytes. */
 #define ONYX__SIMD_NT_ALIGN 64u
@@ -85,19 +85,19 @@
  */
 #define ONYX__SIMD_FLOAT_TYPES(X) \
   ONYX__SIMD_FLOAT_TYPES_BUT_F16(X) X(FLOAT16, f16, uint16_t, u16, hr16, u16, hi16)
-#define ONYX__SIMD_FLOAT_TYPES_BUT_F16(X)         \
-  X(FLOAT, f32, float, f32, f32, f32, f32)        \
-  X(DOUBLE, f64, double, f64, f64, f64, f64)      \
+#define ONYX__SIMD_FLOAT_TYPES_BUT_F16(X)    \
+  X(FLOAT, f32, float, f32, f32, f32, f32)   \
+  X(DOUBLE, f64, double, f64, f64, f64, f64) \
   X(BFLOAT16, bf16, uint16_t, b16, b32, u16, bi16)
-#define ONYX__SIMD_INT_TYPES_NARROW(X)          \
-  X(INT8, s8, int8_t, s8, s8, s8, s8)           \
-  X(INT16, s16, int16_t, s16, s16, s16, s16)    \
-  X(INT32, s32, int32_t, s32, s32, s32, s32)    \
-  X(UINT8, u8, uint8_t, u8, u8, u8, u8)         \
-  X(UINT16, u16, uint16_t, u16, u16, u16, u16)  \
+#define ONYX__SIMD_INT_TYPES_NARROW(X)         \
+  X(INT8, s8, int8_t, s8, s8, s8, s8)          \
+  X(INT16, s16, int16_t, s16, s16, s16, s16)   \
+  X(INT32, s32, int32_t, s32, s32, s32, s32)   \
+  X(UINT8, u8, uint8_t, u8, u8, u8, u8)        \
+  X(UINT16, u16, uint16_t, u16, u16, u16, u16) \
   X(UINT32, u32, uint32_t, u32, u32, u32, u32)
-#define ONYX__SIMD_INT_TYPES_64(X)              \
-  X(INT64, s64, int64_t, s64, s64, s64, s64)    \
+#define ONYX__SIMD_INT_TYPES_64(X)           \
+  X(INT64, s64, int64_t, s64, s64, s64, s64) \
   X(UINT64, u64, uint64_t, u64, u64, u64, u64)
 #define ONYX__SIMD_INT_TYPES(X) ONYX__SIMD_INT_TYPES_NARROW(X) ONYX__SIMD_INT_TYPES_64(X)
 #define ONYX__SIMD_ALL_TYPES(X) ONYX__SIMD_FLOAT_TYPES(X) ONYX__SIMD_INT_TYPES(X)
@@ -213,31 +213,31 @@ static inline bool onyx__simd_half_clip_set(bool bf16, const onyx__kparams *p,
   static inline bool onyx__cx_set_b32(onyx__cx_b32 *c, const onyx__kparams *p) { \
     return onyx__cx_set_f32(c, p);                                               \
   }
-#define ONYX__SIMD_B32_ROUNDING                                                        \
-  static inline onyx__v_b32 onyx__ceil_b32(onyx__v_b32 v, const onyx__cx_b32 *c) {     \
-    (void)c;                                                                           \
-    onyx__v_b32 r = {onyx__hround_up(v.a), onyx__hround_up(v.b)};                      \
-    return r;                                                                          \
-  }                                                                                    \
-  static inline onyx__v_b32 onyx__floor_b32(onyx__v_b32 v, const onyx__cx_b32 *c) {    \
-    (void)c;                                                                           \
-    onyx__v_b32 r = {onyx__hround_down(v.a), onyx__hround_down(v.b)};                  \
-    return r;                                                                          \
+#define ONYX__SIMD_B32_ROUNDING                                                     \
+  static inline onyx__v_b32 onyx__ceil_b32(onyx__v_b32 v, const onyx__cx_b32 *c) {  \
+    (void)c;                                                                        \
+    onyx__v_b32 r = {onyx__hround_up(v.a), onyx__hround_up(v.b)};                   \
+    return r;                                                                       \
+  }                                                                                 \
+  static inline onyx__v_b32 onyx__floor_b32(onyx__v_b32 v, const onyx__cx_b32 *c) { \
+    (void)c;                                                                        \
+    onyx__v_b32 r = {onyx__hround_down(v.a), onyx__hround_down(v.b)};               \
+    return r;                                                                       \
   }
 
 /* The Clip bounds of a half class (k, BF16) in vectors V made by SET1. */
-#define ONYX__HALF_SET(k, V, SET1, BF16)                                            \
-  typedef struct {                                                                  \
-    V lo, hi, below, above;                                                         \
-  } onyx__cx_##k;                                                                   \
-  static inline bool onyx__cx_set_##k(onyx__cx_##k *c, const onyx__kparams *p) {    \
-    onyx__simd_half_clip h;                                                         \
-    const bool ok = onyx__simd_half_clip_set(BF16, p, &h);                          \
-    c->lo = SET1((short)h.lo);                                                      \
-    c->hi = SET1((short)h.hi);                                                      \
-    c->below = SET1(h.below);                                                       \
-    c->above = SET1(h.above);                                                       \
-    return ok;                                                                      \
+#define ONYX__HALF_SET(k, V, SET1, BF16)                                         \
+  typedef struct {                                                               \
+    V lo, hi, below, above;                                                      \
+  } onyx__cx_##k;                                                                \
+  static inline bool onyx__cx_set_##k(onyx__cx_##k *c, const onyx__kparams *p) { \
+    onyx__simd_half_clip h;                                                      \
+    const bool ok = onyx__simd_half_clip_set(BF16, p, &h);                       \
+    c->lo = SET1((short)h.lo);                                                   \
+    c->hi = SET1((short)h.hi);                                                   \
+    c->below = SET1(h.below);                                                    \
+    c->above = SET1(h.above);                                                    \
+    return ok;                                                                   \
   }
 
 /*
@@ -246,14 +246,14 @@ static inline bool onyx__simd_half_clip_set(bool bf16, const onyx__kparams *p,
  *   X(class, lane type, lane bits, broadcast argument type, SINT or UINT,
  *     minimum, maximum)
  */
-#define ONYX__SIMD_INT_CLASSES(X)                                \
-  X(s8, int8_t, 8, char, SINT, INT8_MIN, INT8_MAX)               \
-  X(s16, int16_t, 16, short, SINT, INT16_MIN, INT16_MAX)         \
-  X(s32, int32_t, 32, int, SINT, INT32_MIN, INT32_MAX)           \
-  X(s64, int64_t, 64, long long, SINT, INT64_MIN, INT64_MAX)     \
-  X(u8, uint8_t, 8, char, UINT, 0u, UINT8_MAX)                   \
-  X(u16, uint16_t, 16, short, UINT, 0u, UINT16_MAX)              \
-  X(u32, uint32_t, 32, int, UINT, 0u, UINT32_MAX)                \
+#define ONYX__SIMD_INT_CLASSES(X)                            \
+  X(s8, int8_t, 8, char, SINT, INT8_MIN, INT8_MAX)           \
+  X(s16, int16_t, 16, short, SINT, INT16_MIN, INT16_MAX)     \
+  X(s32, int32_t, 32, int, SINT, INT32_MIN, INT32_MAX)       \
+  X(s64, int64_t, 64, long long, SINT, INT64_MIN, INT64_MAX) \
+  X(u8, uint8_t, 8, char, UINT, 0u, UINT8_MAX)               \
+  X(u16, uint16_t, 16, short, UINT, 0u, UINT16_MAX)          \
+  X(u32, uint32_t, 32, int, UINT, 0u, UINT32_MAX)            \
   X(u64, uint64_t, 64, long long, UINT, 0u, UINT64_MAX)
 
 /*
@@ -264,22 +264,22 @@ static inline bool onyx__simd_half_clip_set(bool bf16, const onyx__kparams *p,
  * sign bit flipped (ONYX__U64_FLIP), the domain in which signed compares
  * order them. Instantiated by ONYX__SIMD_INT_CLASSES(ONYX__INT_SET).
  */
-#define ONYX__SINT_SET(c, SET1, LT, MIN, MAX)                                    \
+#define ONYX__SINT_SET(c, SET1, LT, MIN, MAX)                                     \
   static inline bool onyx__cx_set_##c(onyx__cx_##c *cx, const onyx__kparams *p) { \
-    bool ok = p == NULL || onyx__simd_sbounds_ok(p, MIN, MAX);                   \
-    cx->lo = SET1(ok && p ? (LT)p->i64.lo : 0);                                  \
-    cx->hi = SET1(ok && p ? (LT)p->i64.hi : 0);                                  \
-    return ok;                                                                   \
+    bool ok = p == NULL || onyx__simd_sbounds_ok(p, MIN, MAX);                    \
+    cx->lo = SET1(ok && p ? (LT)p->i64.lo : 0);                                   \
+    cx->hi = SET1(ok && p ? (LT)p->i64.hi : 0);                                   \
+    return ok;                                                                    \
   }
-#define ONYX__UINT_SET(c, SET1, LT, MAX, FLIP)                                   \
+#define ONYX__UINT_SET(c, SET1, LT, MAX, FLIP)                                    \
   static inline bool onyx__cx_set_##c(onyx__cx_##c *cx, const onyx__kparams *p) { \
-    bool ok = p == NULL || onyx__simd_ubounds_ok(p, MAX);                        \
-    cx->lo = SET1((LT)((ok && p ? p->u64.lo : 0) ^ (FLIP)));                     \
-    cx->hi = SET1((LT)((ok && p ? p->u64.hi : 0) ^ (FLIP)));                     \
-    return ok;                                                                   \
+    bool ok = p == NULL || onyx__simd_ubounds_ok(p, MAX);                         \
+    cx->lo = SET1((LT)((ok && p ? p->u64.lo : 0) ^ (FLIP)));                      \
+    cx->hi = SET1((LT)((ok && p ? p->u64.hi : 0) ^ (FLIP)));                      \
+    return ok;                                                                    \
   }
 #define ONYX__INT_SET(c, T, BITS, LT, KIND, MIN, MAX) ONYX__INT_SET_##KIND(c, BITS, LT, MIN, MAX)
-#define ONYX__INT_SET_SINT(c, BITS, LT, MIN, MAX) ONYX__SINT_SET(c, ONYX__SET1_##BITS, LT, MIN, MAX)
+#define ONYX__INT_SET_SINT(c, BITS, LT, MIN, MAX)     ONYX__SINT_SET(c, ONYX__SET1_##BITS, LT, MIN, MAX)
 #define ONYX__INT_SET_UINT(c, BITS, LT, MIN, MAX) \
   ONYX__UINT_SET(c, ONYX__SET1_##BITS, LT, MAX, (BITS) == 64 ? ONYX__U64_FLIP : 0u)
 
@@ -294,59 +294,59 @@ static inline bool onyx__simd_half_clip_set(bool bf16, const onyx__kparams *p,
 /* Sign and Clip of the 8- to 32-bit integer classes. Sign: PSIGN gives -1,
  * 0 or 1 times its first operand; unsigned: min(x, 1). Clip: max then min.
  * (The 64-bit classes differ between the two ISAs.) */
-#define ONYX__SIGN_PSIGN(V, P, c, BITS)                              \
-  static inline V onyx__sign_##c(V v, const onyx__cx_##c *cx) {     \
-    (void)cx;                                                        \
-    return P##_sign_epi##BITS(P##_set1_epi##BITS(1), v);             \
+#define ONYX__SIGN_PSIGN(V, P, c, BITS)                         \
+  static inline V onyx__sign_##c(V v, const onyx__cx_##c *cx) { \
+    (void)cx;                                                   \
+    return P##_sign_epi##BITS(P##_set1_epi##BITS(1), v);        \
   }
-#define ONYX__SIGN_UMIN(V, P, c, BITS)                               \
-  static inline V onyx__sign_##c(V v, const onyx__cx_##c *cx) {     \
-    (void)cx;                                                        \
-    return P##_min_epu##BITS(v, P##_set1_epi##BITS(1));              \
+#define ONYX__SIGN_UMIN(V, P, c, BITS)                          \
+  static inline V onyx__sign_##c(V v, const onyx__cx_##c *cx) { \
+    (void)cx;                                                   \
+    return P##_min_epu##BITS(v, P##_set1_epi##BITS(1));         \
   }
-#define ONYX__CLIP_MAXMIN(V, P, c, SU, BITS)                         \
-  static inline V onyx__clip_##c(V v, const onyx__cx_##c *cx) {     \
+#define ONYX__CLIP_MAXMIN(V, P, c, SU, BITS)                          \
+  static inline V onyx__clip_##c(V v, const onyx__cx_##c *cx) {       \
     return P##_min_##SU##BITS(P##_max_##SU##BITS(v, cx->lo), cx->hi); \
   }
-#define ONYX__SIMD_NARROW_INT_OPS(V, P)   \
-  ONYX__SIGN_PSIGN(V, P, s8, 8)           \
-  ONYX__SIGN_PSIGN(V, P, s16, 16)         \
-  ONYX__SIGN_PSIGN(V, P, s32, 32)         \
-  ONYX__SIGN_UMIN(V, P, u8, 8)            \
-  ONYX__SIGN_UMIN(V, P, u16, 16)          \
-  ONYX__SIGN_UMIN(V, P, u32, 32)          \
-  ONYX__CLIP_MAXMIN(V, P, s8, epi, 8)     \
-  ONYX__CLIP_MAXMIN(V, P, s16, epi, 16)   \
-  ONYX__CLIP_MAXMIN(V, P, s32, epi, 32)   \
-  ONYX__CLIP_MAXMIN(V, P, u8, epu, 8)     \
-  ONYX__CLIP_MAXMIN(V, P, u16, epu, 16)   \
+#define ONYX__SIMD_NARROW_INT_OPS(V, P) \
+  ONYX__SIGN_PSIGN(V, P, s8, 8)         \
+  ONYX__SIGN_PSIGN(V, P, s16, 16)       \
+  ONYX__SIGN_PSIGN(V, P, s32, 32)       \
+  ONYX__SIGN_UMIN(V, P, u8, 8)          \
+  ONYX__SIGN_UMIN(V, P, u16, 16)        \
+  ONYX__SIGN_UMIN(V, P, u32, 32)        \
+  ONYX__CLIP_MAXMIN(V, P, s8, epi, 8)   \
+  ONYX__CLIP_MAXMIN(V, P, s16, epi, 16) \
+  ONYX__CLIP_MAXMIN(V, P, s32, epi, 32) \
+  ONYX__CLIP_MAXMIN(V, P, u8, epu, 8)   \
+  ONYX__CLIP_MAXMIN(V, P, u16, epu, 16) \
   ONYX__CLIP_MAXMIN(V, P, u32, epu, 32)
 
 /* float16 and bfloat16 Sign and Clip on the bits (see above): Sign by bits;
  * Clip by the three cases, blended in the order below, above, NaN, so that
  * above wins over below and a NaN x is returned as it is. */
-#define ONYX__HALF_BITS_CLASS(V, P, SI, k, BF16, INF, ONE)                              \
-  typedef V onyx__v_##k;                                                                \
-  ONYX__HALF_SET(k, V, P##_set1_epi16, BF16)                                            \
-  static inline V onyx__sign_##k(V v, const onyx__cx_##k *c) {                          \
-    (void)c;                                                                            \
-    const V a = P##_and_##SI(v, P##_set1_epi16(0x7fff));                                \
-    const V nan = P##_cmpgt_epi16(a, P##_set1_epi16(INF));                              \
-    const V zero = P##_cmpeq_epi16(a, P##_setzero_##SI());                              \
-    const V one = P##_or_##SI(P##_and_##SI(v, P##_set1_epi16((short)0x8000)),          \
-                              P##_set1_epi16(ONE));                                     \
-    return P##_blendv_epi8(P##_andnot_##SI(zero, one), v, nan);                         \
-  }                                                                                     \
-  static inline V onyx__clip_##k(V v, const onyx__cx_##k *c) {                          \
-    const V a = P##_and_##SI(v, P##_set1_epi16(0x7fff));                                \
-    const V key = P##_sign_epi16(a, v);                                                 \
-    const V nan = P##_cmpgt_epi16(a, P##_set1_epi16(INF));                              \
-    V y = P##_blendv_epi8(v, c->lo, P##_cmpgt_epi16(c->below, key));                    \
-    y = P##_blendv_epi8(y, c->hi, P##_cmpgt_epi16(key, c->above));                      \
-    return P##_blendv_epi8(y, v, nan);                                                  \
+#define ONYX__HALF_BITS_CLASS(V, P, SI, k, BF16, INF, ONE)                                \
+  typedef V onyx__v_##k;                                                                  \
+  ONYX__HALF_SET(k, V, P##_set1_epi16, BF16)                                              \
+  static inline V onyx__sign_##k(V v, const onyx__cx_##k *c) {                            \
+    (void)c;                                                                              \
+    const V a = P##_and_##SI(v, P##_set1_epi16(0x7fff));                                  \
+    const V nan = P##_cmpgt_epi16(a, P##_set1_epi16(INF));                                \
+    const V zero = P##_cmpeq_epi16(a, P##_setzero_##SI());                                \
+    const V one =                                                                         \
+        P##_or_##SI(P##_and_##SI(v, P##_set1_epi16((short)0x8000)), P##_set1_epi16(ONE)); \
+    return P##_blendv_epi8(P##_andnot_##SI(zero, one), v, nan);                           \
+  }                                                                                       \
+  static inline V onyx__clip_##k(V v, const onyx__cx_##k *c) {                            \
+    const V a = P##_and_##SI(v, P##_set1_epi16(0x7fff));                                  \
+    const V key = P##_sign_epi16(a, v);                                                   \
+    const V nan = P##_cmpgt_epi16(a, P##_set1_epi16(INF));                                \
+    V y = P##_blendv_epi8(v, c->lo, P##_cmpgt_epi16(c->below, key));                      \
+    y = P##_blendv_epi8(y, c->hi, P##_cmpgt_epi16(key, c->above));                        \
+    return P##_blendv_epi8(y, v, nan);                                                    \
   }
-#define ONYX__SIMD_HALF_BITS_CLASSES(V, P, SI)                        \
-  ONYX__HALF_BITS_CLASS(V, P, SI, hi16, false, 0x7c00, 0x3c00)        \
+#define ONYX__SIMD_HALF_BITS_CLASSES(V, P, SI)                 \
+  ONYX__HALF_BITS_CLASS(V, P, SI, hi16, false, 0x7c00, 0x3c00) \
   ONYX__HALF_BITS_CLASS(V, P, SI, bi16, true, 0x7f80, 0x3f80)
 
 /*
@@ -366,8 +366,7 @@ static inline bool onyx__simd_half_clip_set(bool bf16, const onyx__kparams *p,
  * files differ in how they find mask and fold in the other cases;
  * tests/unit/test_simd.c checks all 65,536 patterns against scalar.c.
  */
-#define ONYX__HR_AWAY_CEIL 0x3c00
+#define ONYX__HR_AWAY_CEIL  0x3c00
 #define ONYX__HR_AWAY_FLOOR 0xbc00
-
 
 #endif

@@ -17,24 +17,24 @@
  * four vectors at a time so that loads, arithmetic and stores of
  * independent vectors overlap.
  */
-#define ONYX__SIMD_LOOP(C, K, OP, ST)                                                  \
-  for (; n - i >= 4 * (size_t)ONYX__N_##C; i += 4 * (size_t)ONYX__N_##C) {             \
-    onyx__v_##K v0 = onyx__ld_##C(src + i);                                            \
-    onyx__v_##K v1 = onyx__ld_##C(src + i + ONYX__N_##C);                              \
-    onyx__v_##K v2 = onyx__ld_##C(src + i + 2 * ONYX__N_##C);                          \
-    onyx__v_##K v3 = onyx__ld_##C(src + i + 3 * ONYX__N_##C);                          \
-    onyx__##ST##_##C(dst + i, onyx__##OP##_##K(v0, &cx));                              \
-    onyx__##ST##_##C(dst + i + ONYX__N_##C, onyx__##OP##_##K(v1, &cx));                \
-    onyx__##ST##_##C(dst + i + 2 * ONYX__N_##C, onyx__##OP##_##K(v2, &cx));            \
-    onyx__##ST##_##C(dst + i + 3 * ONYX__N_##C, onyx__##OP##_##K(v3, &cx));            \
-  }                                                                                    \
-  for (; n - i >= (size_t)ONYX__N_##C; i += (size_t)ONYX__N_##C) {                     \
-    onyx__##ST##_##C(dst + i, onyx__##OP##_##K(onyx__ld_##C(src + i), &cx));           \
+#define ONYX__SIMD_LOOP(C, K, OP, ST)                                        \
+  for (; n - i >= 4 * (size_t)ONYX__N_##C; i += 4 * (size_t)ONYX__N_##C) {   \
+    onyx__v_##K v0 = onyx__ld_##C(src + i);                                  \
+    onyx__v_##K v1 = onyx__ld_##C(src + i + ONYX__N_##C);                    \
+    onyx__v_##K v2 = onyx__ld_##C(src + i + 2 * ONYX__N_##C);                \
+    onyx__v_##K v3 = onyx__ld_##C(src + i + 3 * ONYX__N_##C);                \
+    onyx__##ST##_##C(dst + i, onyx__##OP##_##K(v0, &cx));                    \
+    onyx__##ST##_##C(dst + i + ONYX__N_##C, onyx__##OP##_##K(v1, &cx));      \
+    onyx__##ST##_##C(dst + i + 2 * ONYX__N_##C, onyx__##OP##_##K(v2, &cx));  \
+    onyx__##ST##_##C(dst + i + 3 * ONYX__N_##C, onyx__##OP##_##K(v3, &cx));  \
+  }                                                                          \
+  for (; n - i >= (size_t)ONYX__N_##C; i += (size_t)ONYX__N_##C) {           \
+    onyx__##ST##_##C(dst + i, onyx__##OP##_##K(onyx__ld_##C(src + i), &cx)); \
   }
 
 #if ONYX__SIMD_MASKED
 /* The last n - i < N elements, with masked loads and stores. */
-#define ONYX__SIMD_TAIL(NAME, C, K, OP, KOP)                                               \
+#define ONYX__SIMD_TAIL(NAME, C, K, OP, KOP) \
   if (i < n) onyx__stm_##C(dst + i, n - i, onyx__##OP##_##K(onyx__ldm_##C(src + i, n - i), &cx));
 #else
 /*
@@ -47,14 +47,14 @@
  * bits even in place, where it reads results. One vector costs far less
  * than up to N - 1 scalar elements, which for the halves each convert.
  */
-#define ONYX__SIMD_TAIL(NAME, C, K, OP, KOP)                                            \
-  if (i < n) {                                                                          \
-    if (n >= (size_t)ONYX__N_##C) {                                                     \
-      const size_t last = n - (size_t)ONYX__N_##C;                                      \
-      onyx__st_##C(dst + last, onyx__##OP##_##K(onyx__ld_##C(src + last), &cx));        \
-    } else {                                                                            \
-      scalar(n - i, src + i, dst + i, params);                                          \
-    }                                                                                   \
+#define ONYX__SIMD_TAIL(NAME, C, K, OP, KOP)                                     \
+  if (i < n) {                                                                   \
+    if (n >= (size_t)ONYX__N_##C) {                                              \
+      const size_t last = n - (size_t)ONYX__N_##C;                               \
+      onyx__st_##C(dst + last, onyx__##OP##_##K(onyx__ld_##C(src + last), &cx)); \
+    } else {                                                                     \
+      scalar(n - i, src + i, dst + i, params);                                   \
+    }                                                                            \
   }
 #endif
 
@@ -71,31 +71,31 @@
  *   - a fence, so that they are ordered before whatever the caller does
  *     next; then the tail as usual.
  */
-#define ONYX__SIMD_KERNEL(NAME, tn, T, C, K, OP, KOP)                                       \
-  static void ONYX__SIMD_NAME(tn, OP)(size_t n, const void *x, void *y,                     \
-                                      const onyx__kparams *params) {                        \
-    const T *src = x;                                                                       \
-    T *dst = y;                                                                             \
-    onyx__cx_##K cx;                                                                        \
-    const onyx__ukernel scalar = onyx__kernels_scalar.k[ONYX__KOP_##KOP][ONYX__DI_##NAME];  \
-    if (!onyx__cx_set_##K(&cx, ONYX__KOP_##KOP == ONYX__KOP_CLIP ? params : NULL)) {        \
-      scalar(n, x, y, params);                                                              \
-      return;                                                                               \
-    }                                                                                       \
-    (void)scalar;                                                                           \
-    size_t i = 0;                                                                           \
-    const uintptr_t addr = (uintptr_t)y;                                                    \
-    const bool stream = params != NULL && params->stream;                                   \
-    if (stream && n >= 128 / sizeof(T) && addr % sizeof(T) == 0) {                          \
+#define ONYX__SIMD_KERNEL(NAME, tn, T, C, K, OP, KOP)                                      \
+  static void ONYX__SIMD_NAME(tn, OP)(size_t n, const void *x, void *y,                    \
+                                      const onyx__kparams *params) {                       \
+    const T *src = x;                                                                      \
+    T *dst = y;                                                                            \
+    onyx__cx_##K cx;                                                                       \
+    const onyx__ukernel scalar = onyx__kernels_scalar.k[ONYX__KOP_##KOP][ONYX__DI_##NAME]; \
+    if (!onyx__cx_set_##K(&cx, ONYX__KOP_##KOP == ONYX__KOP_CLIP ? params : NULL)) {       \
+      scalar(n, x, y, params);                                                             \
+      return;                                                                              \
+    }                                                                                      \
+    (void)scalar;                                                                          \
+    size_t i = 0;                                                                          \
+    const uintptr_t addr = (uintptr_t)y;                                                   \
+    const bool stream = params != NULL && params->stream;                                  \
+    if (stream && n >= 128 / sizeof(T) && addr % sizeof(T) == 0) {                         \
       const size_t head = ((0u - addr) & (ONYX__SIMD_NT_ALIGN - 1u)) / sizeof(T);          \
-      for (; i < head; i += (size_t)ONYX__N_##C)                                            \
-        onyx__st_##C(dst + i, onyx__##OP##_##K(onyx__ld_##C(src + i), &cx));                \
-      i = head;                                                                             \
-      ONYX__SIMD_LOOP(C, K, OP, stnt)                                                       \
-      _mm_sfence();                                                                         \
-    }                                                                                       \
-    ONYX__SIMD_LOOP(C, K, OP, st)                                                           \
-    ONYX__SIMD_TAIL(NAME, C, K, OP, KOP)                                                    \
+      for (; i < head; i += (size_t)ONYX__N_##C)                                           \
+        onyx__st_##C(dst + i, onyx__##OP##_##K(onyx__ld_##C(src + i), &cx));               \
+      i = head;                                                                            \
+      ONYX__SIMD_LOOP(C, K, OP, stnt)                                                      \
+      _mm_sfence();                                                                        \
+    }                                                                                      \
+    ONYX__SIMD_LOOP(C, K, OP, st)                                                          \
+    ONYX__SIMD_TAIL(NAME, C, K, OP, KOP)                                                   \
   }
 
 /*
@@ -120,14 +120,16 @@
 #define ONYX__SIMD_ROUNDING_KERNELS(NAME, tn, T, RC, RK, C, K) \
   ONYX__SIMD_KERNEL(NAME, tn, T, RC, RK, ceil, CEIL)           \
   ONYX__SIMD_KERNEL(NAME, tn, T, RC, RK, floor, FLOOR)
-#define ONYX__SIMD_SIGN_KERNEL(NAME, tn, T, RC, RK, C, K) ONYX__SIMD_KERNEL(NAME, tn, T, C, K, sign, SIGN)
-#define ONYX__SIMD_CLIP_KERNEL(NAME, tn, T, RC, RK, C, K) ONYX__SIMD_KERNEL(NAME, tn, T, C, K, clip, CLIP)
+#define ONYX__SIMD_SIGN_KERNEL(NAME, tn, T, RC, RK, C, K) \
+  ONYX__SIMD_KERNEL(NAME, tn, T, C, K, sign, SIGN)
+#define ONYX__SIMD_CLIP_KERNEL(NAME, tn, T, RC, RK, C, K) \
+  ONYX__SIMD_KERNEL(NAME, tn, T, C, K, clip, CLIP)
 
 ONYX__SIMD_ROUNDING_TYPES(ONYX__SIMD_ROUNDING_KERNELS)
 ONYX__SIMD_SIGN_TYPES(ONYX__SIMD_SIGN_KERNEL)
 ONYX__SIMD_CLIP_TYPES(ONYX__SIMD_CLIP_KERNEL)
 
-#define ONYX__SIMD_ROUNDING_ENTRIES(NAME, tn, T, RC, RK, C, K)    \
+#define ONYX__SIMD_ROUNDING_ENTRIES(NAME, tn, T, RC, RK, C, K)     \
   .k[ONYX__KOP_CEIL][ONYX__DI_##NAME] = ONYX__SIMD_NAME(tn, ceil), \
   .k[ONYX__KOP_FLOOR][ONYX__DI_##NAME] = ONYX__SIMD_NAME(tn, floor),
 #define ONYX__SIMD_SIGN_ENTRY(NAME, tn, T, RC, RK, C, K) \
