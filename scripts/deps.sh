@@ -4,7 +4,7 @@
 set -euo pipefail
 packages=(build-essential cmake pkg-config clang libcmocka-dev python3 python3-numpy
   python3-onnx libonnx-testdata valgrind doxygen
-  libclang-rt-14-dev libsimde-dev
+  libclang-rt-14-dev libsimde-dev clang-format
   libxml2-utils)
 # XNNPACK for bench/ (about 1.3 MB with pthreadpool and cpuinfo), so that the
 # bench.smoke test covers its path.

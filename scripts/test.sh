@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Builds onyx with gcc and with clang (warnings are errors) and runs the whole
+# Checks that every C file is formatted as .clang-format says
+# (scripts/format.sh --check), then builds onyx with gcc and with clang (warnings are errors) and runs the whole
 # test suite with each: unit tests, spec examples, generated cases, Debian's
 # ONNX backend tests and the bad-model suite. Then the hardening runs: the
 # suite under ASan+UBSan, the fuzzers for a minute each, ThreadSanitizer on
@@ -9,6 +10,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/deps.sh
+bash scripts/format.sh --check
 jobs="$(nproc)"
 for cc in gcc clang; do
   dir="build-test-$cc"
