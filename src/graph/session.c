@@ -757,7 +757,7 @@ onyx_status onyx_session_create(const onyx_model *model, const onyx_session_opti
   if (st == ONYX_OK) st = link_symbolic_dims(&b);
   if (st == ONYX_OK) {
     unsigned threads = s->opts.threads ? s->opts.threads : onyx__cpu_count();
-    if (threads > 256) threads = 256;
+    if (threads > onyx__pool_max_workers()) threads = onyx__pool_max_workers();
     s->opts.threads = threads;
     if (threads > 1) st = onyx__pool_create(threads, &s->pool, err);
     s->workers = onyx__pool_size(s->pool);

@@ -21,6 +21,27 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/*
+ * ONYX__OS_HAS_THREADS is 0 in a build without threads (the CMake option
+ * ONYX_THREADS=OFF, for WebAssembly and microcontrollers): starting a
+ * thread then always fails, the locks do nothing, and sessions run every
+ * job on the calling thread (src/os/threads_none.c).
+ */
+#if defined(ONYX_NO_THREADS)
+#define ONYX__OS_HAS_THREADS 0
+typedef struct onyx__os_thread {
+  char unused;
+} onyx__os_thread;
+typedef struct onyx__os_mutex {
+  char unused;
+} onyx__os_mutex;
+typedef struct onyx__os_cond {
+  char unused;
+} onyx__os_cond;
+typedef int onyx__os_once;
+#define ONYX__OS_ONCE_INIT 0
+#else
+#define ONYX__OS_HAS_THREADS 1
 #include <pthread.h>
 
 typedef pthread_t onyx__os_thread;
@@ -28,6 +49,7 @@ typedef pthread_mutex_t onyx__os_mutex;
 typedef pthread_cond_t onyx__os_cond;
 typedef pthread_once_t onyx__os_once;
 #define ONYX__OS_ONCE_INIT PTHREAD_ONCE_INIT
+#endif
 
 /* Threads. fn(arg) runs on a new thread; false if none could be started. */
 bool onyx__os_thread_start(onyx__os_thread *t, void *(*fn)(void *), void *arg);

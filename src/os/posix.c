@@ -11,6 +11,7 @@
 #include <sys/auxv.h>
 #endif
 
+#if ONYX__OS_HAS_THREADS
 bool onyx__os_thread_start(onyx__os_thread *t, void *(*fn)(void *), void *arg) {
   return pthread_create(t, NULL, fn, arg) == 0;
 }
@@ -35,6 +36,7 @@ void onyx__os_cond_broadcast(onyx__os_cond *c) { (void)pthread_cond_broadcast(c)
 
 /* pthread_once cannot fail with a statically initialised once object. */
 void onyx__os_once_run(onyx__os_once *once, void (*fn)(void)) { (void)pthread_once(once, fn); }
+#endif
 
 unsigned onyx__os_cpu_count(void) {
   long n = sysconf(_SC_NPROCESSORS_ONLN);

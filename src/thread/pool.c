@@ -180,3 +180,5 @@ void onyx__pool_run(onyx__pool *p, size_t n_tasks, onyx__task_fn fn, void *ctx) 
 }
 
 unsigned onyx__cpu_count(void) { return onyx__os_cpu_count(); }
+
+unsigned onyx__pool_max_workers(void) { return ONYX__OS_HAS_THREADS ? 256u : 1u; }

@@ -36,4 +36,9 @@ void onyx__pool_run(onyx__pool *pool, size_t n_tasks, onyx__task_fn fn, void *ct
 /* The number of CPUs this process may use, at least 1. */
 unsigned onyx__cpu_count(void);
 
+/* The most workers a pool may have: 256, or 1 in a build without threads,
+ * where sessions clamp their thread count to it (threads never change
+ * results, so asking for more is not an error). */
+unsigned onyx__pool_max_workers(void);
+
 #endif
