@@ -41,6 +41,7 @@
 
 #include <onyx.h>
 
+#include "copy_loop.h"
 #include "xnn_bench.h"
 
 /* ---- Cases ------------------------------------------------------------------ */
@@ -89,6 +90,7 @@ typedef struct config {
   int xnn;
   int chain;
   int overhead;
+  int ceiling;
   size_t chain_size;
   const char *models;
   const char *node;
@@ -876,6 +878,91 @@ static void run_overhead(const config *cfg, ort_proc *ort) {
   buffers_free(&buf);
 }
 
+/* ---- The store-loop ceiling -------------------------------------------------- */
+
+/* memcpy against a plain vector copy (copy_loop.h) of one buffer of each
+ * size the main table moves, on 1 thread: where the loop is slower than
+ * memcpy, so is every load-compute-store kernel. */
+typedef struct ceiling_row {
+  size_t bytes;
+  double memcpy_ns, loop_ns;
+} ceiling_row;
+enum { MAX_CEILING = 32 };
+static ceiling_row ceiling[MAX_CEILING];
+static int n_ceiling;
+static const char *ceiling_isa;
+
+typedef struct loop_job {
+  void *dst;
+  const void *src;
+  size_t bytes;
+} loop_job;
+
+static void loop_call(void *ctx) {
+  loop_job *j = ctx;
+  copy_loop(j->dst, j->src, j->bytes);
+}
+
+static void memcpy_call(void *ctx) {
+  loop_job *j = ctx;
+  memcpy(j->dst, j->src, j->bytes);
+}
+
+/* Adds bytes to the sorted, distinct sizes (1 KB to 64 MiB). */
+static void ceiling_add(size_t bytes) {
+  if (bytes < 1000 || bytes > ((size_t)64 << 20) || n_ceiling == MAX_CEILING) return;
+  int i = 0;
+  while (i < n_ceiling && ceiling[i].bytes < bytes) i++;
+  if (i < n_ceiling && ceiling[i].bytes == bytes) return;
+  memmove(&ceiling[i + 1], &ceiling[i], (size_t)(n_ceiling - i) * sizeof *ceiling);
+  ceiling[i].bytes = bytes;
+  n_ceiling++;
+}
+
+static void run_ceiling(const config *cfg) {
+  ceiling_isa = copy_loop_isa();
+  if (ceiling_isa == NULL) return;
+  for (int si = 0; si < cfg->n_sizes; si++)
+    for (size_t e = 1; e <= 8; e *= 2) ceiling_add(cfg->sizes[si] * e);
+  printf(
+      "\nStore-loop ceiling, 1 thread: memcpy against a plain %s load/store loop\n"
+      "       bytes   memcpy GB/s     loop GB/s   loop/memcpy\n",
+      ceiling_isa);
+  for (int i = 0; i < n_ceiling; i++) {
+    ceiling_row *r = &ceiling[i];
+    /* 64 bytes apart from page alignment, as the main table's buffers
+     * are not aligned alike either. */
+    char *src = xalloc(r->bytes + 4096), *dst = xalloc(r->bytes + 4096);
+    memset(src, 1, r->bytes + 4096);
+    memset(dst, 2, r->bytes + 4096);
+    loop_job j = {dst + 64, src, r->bytes};
+    int ms = min_samples_for(cfg, r->bytes);
+    r->memcpy_ns = measure(memcpy_call, &j, cfg->target_s, ms, 0).ns;
+    r->loop_ns = measure(loop_call, &j, cfg->target_s, ms, 0).ns;
+    double mg = gbs(2.0 * (double)r->bytes, r->memcpy_ns),
+           lg = gbs(2.0 * (double)r->bytes, r->loop_ns);
+    printf("%12zu %13.1f %13.1f %13.2f\n", r->bytes, mg, lg, lg / mg);
+    fflush(stdout);
+    free(src);
+    free(dst);
+  }
+}
+
+static void write_ceiling_markdown(FILE *f) {
+  if (n_ceiling == 0) return;
+  fprintf(f,
+          "\nStore-loop ceiling, 1 thread: memcpy against a plain %s load/store loop of one "
+          "buffer (GB/s: bytes read + written)\n\n"
+          "| bytes | memcpy GB/s | loop GB/s | loop/memcpy |\n| ---: | ---: | ---: | ---: |\n",
+          ceiling_isa);
+  for (int i = 0; i < n_ceiling; i++) {
+    const ceiling_row *r = &ceiling[i];
+    double mg = gbs(2.0 * (double)r->bytes, r->memcpy_ns),
+           lg = gbs(2.0 * (double)r->bytes, r->loop_ns);
+    fprintf(f, "| %zu | %.1f | %.1f | %.2f |\n", r->bytes, mg, lg, lg / mg);
+  }
+}
+
 /* The XNNPACK section: each case XNNPACK has, in ns per call, and the
  * speed ratios onyx/XNNPACK (XNNPACK's time over onyx's). */
 static void write_xnn_markdown(FILE *f) {
@@ -938,6 +1025,7 @@ static void write_markdown(const char *path, const char *title) {
             r->has_xnn ? r->xnn_check : "");
   }
   write_xnn_markdown(f);
+  write_ceiling_markdown(f);
   head = 0;
   for (size_t i = 0; i < n_rows; i++) {
     const row *r = &rows[i];
@@ -997,7 +1085,7 @@ static void usage(FILE *f) {
       "  --quick            sizes 1e3,1e6; types float,float16,int8,int64; --time 0.05\n"
       "  --no-ort           no ONNX Runtime\n"
       "  --no-xnn           no XNNPACK (only built in where CMake found it)\n"
-      "  --no-chain, --no-overhead   skip those sections\n"
+      "  --no-chain, --no-overhead, --no-ceiling   skip those sections\n"
       "  --chain-size N     elements for the chain (default 1.6e7; 1e6 with --quick)\n"
       "  --node PATH        the Node.js to run (default node)\n"
       "  --ort-script PATH  ort_bench.js (default bench/ort_bench.js)\n"
@@ -1096,7 +1184,7 @@ int main(int argc, char **argv) {
   cfg.min_samples = 5;
   cfg.min_samples_huge = 3;
   cfg.isa_cap = ONYX_ISA_BEST;
-  cfg.ort = cfg.xnn = cfg.chain = cfg.overhead = 1;
+  cfg.ort = cfg.xnn = cfg.chain = cfg.overhead = cfg.ceiling = 1;
   cfg.models = "bench/models";
   cfg.node = "node";
   cfg.ort_script = "bench/ort_bench.js";
@@ -1127,6 +1215,8 @@ int main(int argc, char **argv) {
       cfg.chain = 0;
     } else if (!strcmp(a, "--no-overhead")) {
       cfg.overhead = 0;
+    } else if (!strcmp(a, "--no-ceiling")) {
+      cfg.ceiling = 0;
     } else if (!strcmp(a, "--ops")) {
       NEED_VALUE();
       if (!each_item(v, add_op, &cfg)) return 2;
@@ -1265,6 +1355,7 @@ int main(int argc, char **argv) {
   if (cfg.xnn) write_xnn_markdown(stdout);
   if (cfg.chain) run_chain(&cfg, &ort);
   if (cfg.overhead) run_overhead(&cfg, &ort);
+  if (cfg.ceiling) run_ceiling(&cfg);
 
   if (ort.alive) ort_stop(&ort);
   if (csv) fclose(csv);
