@@ -136,14 +136,16 @@ typedef enum onyx_dtype {
  * Levels are ordered by value. A CPU supports scalar and some levels of its
  * own architecture (X86 or ARM); a cap or ONYX_ISA value selects the
  * highest supported level at most that value, so on an ARM CPU a cap of
- * avx2 means scalar, and on x86-64 a cap of neon means no cap.
+ * avx2 means scalar, and on x86-64 a cap of neon means no cap. WebAssembly
+ * (WASM) has no run-time detection: a build with SIMD128 supports it.
  */
-#define ONYX_ISA_MAP(X)                                               \
-  X(SCALAR, 0, "scalar", ANY, "portable C only")                      \
-  X(SSE41, 1, "sse41", X86, "x86-64 with SSE4.1")                     \
-  X(AVX2, 2, "avx2", X86, "x86-64 with AVX2, FMA and F16C")           \
-  X(AVX512, 3, "avx512", X86, "x86-64 with AVX-512 F, BW, DQ and VL") \
-  X(NEON, 4, "neon", ARM, "AArch64 Advanced SIMD, or 32-bit ARMv7 with NEON")
+#define ONYX_ISA_MAP(X)                                                       \
+  X(SCALAR, 0, "scalar", ANY, "portable C only")                              \
+  X(SSE41, 1, "sse41", X86, "x86-64 with SSE4.1")                             \
+  X(AVX2, 2, "avx2", X86, "x86-64 with AVX2, FMA and F16C")                   \
+  X(AVX512, 3, "avx512", X86, "x86-64 with AVX-512 F, BW, DQ and VL")         \
+  X(NEON, 4, "neon", ARM, "AArch64 Advanced SIMD, or 32-bit ARMv7 with NEON") \
+  X(WASM_SIMD128, 5, "wasm-simd128", WASM, "WebAssembly SIMD128, chosen when built")
 
 /**
  * @brief Instruction-set levels, lowest first. Used to cap kernel selection.

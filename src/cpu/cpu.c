@@ -95,6 +95,16 @@ static void detect_hw(onyx_isa *isa, unsigned *features) {
   *isa = (hwcap & ONYX__ARM_HWCAP_NEON) ? ONYX_ISA_NEON : ONYX_ISA_SCALAR;
   *features = 0;
 }
+#elif defined(__wasm_simd128__)
+/*
+ * WebAssembly has no run-time feature detection: a module built with
+ * -msimd128 does not load where SIMD128 is missing, so a build with the
+ * SIMD128 kernels (src/kernels/wasm/) always supports them.
+ */
+static void detect_hw(onyx_isa *isa, unsigned *features) {
+  *isa = ONYX_ISA_WASM_SIMD128;
+  *features = 0;
+}
 #else
 /* Other architectures have only the scalar kernels. */
 static void detect_hw(onyx_isa *isa, unsigned *features) {
@@ -104,7 +114,7 @@ static void detect_hw(onyx_isa *isa, unsigned *features) {
 #endif
 
 /* The architecture each level of ONYX_ISA_MAP belongs to. */
-enum { ONYX__ARCH_ANY, ONYX__ARCH_X86, ONYX__ARCH_ARM };
+enum { ONYX__ARCH_ANY, ONYX__ARCH_X86, ONYX__ARCH_ARM, ONYX__ARCH_WASM };
 static const struct {
   onyx_isa isa;
   const char *name;

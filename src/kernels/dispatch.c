@@ -34,6 +34,9 @@ extern const onyx__kernel_table onyx__kernels_neon;
 #if defined(ONYX_HAVE_NEON_KERNELS) && defined(__aarch64__)
 extern const onyx__kernel_table onyx__kernels_neonfp16;
 #endif
+#if defined(ONYX_HAVE_SIMD128_KERNELS)
+extern const onyx__kernel_table onyx__kernels_simd128;
+#endif
 
 /* One table of a level, and the feature it needs on top of the level. */
 typedef struct onyx__level_table {
@@ -85,6 +88,9 @@ static const onyx__level_table onyx__tables[ONYX__ISA_LEVEL_COUNT][ONYX__LEVEL_T
                        ONYX__TABLE(onyx__kernels_neon)},
 #elif defined(ONYX_HAVE_NEON_KERNELS)
     [ONYX_ISA_NEON] = {ONYX__TABLE(onyx__kernels_neon)},
+#endif
+#if defined(ONYX_HAVE_SIMD128_KERNELS)
+    [ONYX_ISA_WASM_SIMD128] = {ONYX__TABLE(onyx__kernels_simd128)},
 #endif
 };
 

@@ -11,7 +11,7 @@
 #include <stdint.h>
 
 #include "kernels/kernels.h"
-#include "simd_common.h"
+#include "kernels/simd_common.h"
 
 #define ONYX__SIMD_ISA    avx2
 #define ONYX__SIMD_MASKED 0
@@ -233,4 +233,4 @@ static inline __m256i onyx__clip_u64(__m256i v, const onyx__cx_u64 *cx) {
 
 ONYX__SIMD_HALF_BITS_CLASSES(__m256i, _mm256, si256)
 
-#include "simd_generate.h"
+#include "kernels/simd_generate.h"

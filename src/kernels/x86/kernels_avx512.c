@@ -13,7 +13,7 @@
 #include <stdint.h>
 
 #include "kernels/kernels.h"
-#include "simd_common.h"
+#include "kernels/simd_common.h"
 
 #define ONYX__SIMD_ISA    avx512
 #define ONYX__SIMD_MASKED 1
@@ -348,4 +348,4 @@ ONYX__INT_OPS(u64, epu, 64, ONYX__SIGN_U)
 ONYX__HALF_INT_CLASS(hi16, false, 0x7c00, 0x3c00)
 ONYX__HALF_INT_CLASS(bi16, true, 0x7f80, 0x3f80)
 
-#include "simd_generate.h"
+#include "kernels/simd_generate.h"

@@ -36,7 +36,7 @@
 #include <stdint.h>
 
 #include "kernels/kernels.h"
-#include "simd_common.h"
+#include "kernels/simd_common.h"
 
 #define ONYX__SIMD_ISA    avx512fp16
 #define ONYX__SIMD_MASKED 1
@@ -97,4 +97,4 @@ static inline __m512h onyx__floor_ph(__m512h v, const onyx__cx_ph *c) {
   return _mm512_roundscale_ph(v, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
 }
 
-#include "simd_generate.h"
+#include "kernels/simd_generate.h"

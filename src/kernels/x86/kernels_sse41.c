@@ -12,7 +12,7 @@
 #include <stdint.h>
 
 #include "kernels/kernels.h"
-#include "simd_common.h"
+#include "kernels/simd_common.h"
 
 #define ONYX__SIMD_ISA    sse41
 #define ONYX__SIMD_MASKED 0
@@ -240,4 +240,4 @@ static inline __m128i onyx__sign_u64(__m128i v, const onyx__cx_u64 *cx) {
 
 ONYX__SIMD_HALF_BITS_CLASSES(__m128i, _mm, si128)
 
-#include "simd_generate.h"
+#include "kernels/simd_generate.h"

@@ -1,5 +1,5 @@
 /*
- * The second half of the x86 kernel files' shared body (simd_common.h is
+ * The second half of the SIMD kernel files' shared body (simd_common.h is
  * the first): included once, at the end of each ISA file, after that file
  * has defined the vocabulary simd_common.h lists. Generates every kernel
  * and the ISA's table. No include guard: it is meant to be included once
@@ -10,6 +10,17 @@
 #endif
 
 /* ---- Kernels ------------------------------------------------------------- */
+
+/* x86's streaming stores are ordered by SFENCE; an ISA without streaming
+ * stores never takes that path. */
+#ifndef ONYX__SIMD_STREAMS
+#define ONYX__SIMD_STREAMS 1
+#endif
+#if ONYX__SIMD_STREAMS
+#define ONYX__SIMD_STREAM_FENCE() _mm_sfence()
+#else
+#define ONYX__SIMD_STREAM_FENCE() ((void)0)
+#endif
 
 /*
  * A kernel reads each vector before it writes the same positions and
@@ -85,14 +96,14 @@
     (void)scalar;                                                                          \
     size_t i = 0;                                                                          \
     const uintptr_t addr = (uintptr_t)y;                                                   \
-    const bool stream = params != NULL && params->stream;                                  \
+    const bool stream = ONYX__SIMD_STREAMS && params != NULL && params->stream;            \
     if (stream && n >= 128 / sizeof(T) && addr % sizeof(T) == 0) {                         \
       const size_t head = ((0u - addr) & (ONYX__SIMD_NT_ALIGN - 1u)) / sizeof(T);          \
       for (; i < head; i += (size_t)ONYX__N_##C)                                           \
         onyx__st_##C(dst + i, onyx__##OP##_##K(onyx__ld_##C(src + i), &cx));               \
       i = head;                                                                            \
       ONYX__SIMD_LOOP(C, K, OP, stnt)                                                      \
-      _mm_sfence();                                                                        \
+      ONYX__SIMD_STREAM_FENCE();                                                           \
     }                                                                                      \
     ONYX__SIMD_LOOP(C, K, OP, st)                                                          \
     ONYX__SIMD_TAIL(NAME, C, K, OP, KOP)                                                   \

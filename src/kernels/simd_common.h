@@ -1,6 +1,7 @@
 /*
- * The body shared by the x86 kernel files (kernels_sse41.c, kernels_avx2.c,
- * kernels_avx512.c, kernels_avx512fp16.c), in two parts. Each file includes
+ * The body shared by the SIMD kernel files (x86/kernels_sse41.c,
+ * kernels_avx2.c, kernels_avx512.c, kernels_avx512fp16.c, and
+ * wasm/kernels_simd128.c), in two parts. Each file includes
  * this header first, defines with its own intrinsics a small vocabulary per
  * element class, and includes simd_generate.h last, which generates every
  * kernel and the ISA's table from one list of types: the loops, tails and streaming
@@ -11,8 +12,12 @@
  * class; see the type list below):
  *
  *   ONYX__SIMD_ISA            the ISA's name token: sse41, avx2, avx512,
- *                             avx512fp16
+ *                             avx512fp16, simd128
  *   ONYX__SIMD_MASKED         1 if tails use masked loads and stores
+ *   ONYX__SIMD_STREAMS        (optional) 0 if the ISA has no streaming
+ *                             stores (its onyx__stnt_C are then never
+ *                             called); 1, x86's SFENCE-ordered ones, if
+ *                             left undefined
  *   onyx__v_K                 the vector type a class computes in
  *   ONYX__N_C                 elements per vector of storage class C
  *   onyx__ld_C(p), onyx__st_C(p, v)
@@ -47,7 +52,6 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
-#include <xmmintrin.h>
 
 #include "core/half.h"
 #include "kernels/kernels.h"
