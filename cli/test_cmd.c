@@ -8,7 +8,11 @@
  * in turn, so the output is the same for every -j.
  */
 #include <errno.h>
+/* A build without threads (ONYX_THREADS=OFF, as for WebAssembly) starts no
+ * workers: -j N's cases run one after another on the calling thread. */
+#if !defined(ONYX_NO_THREADS)
 #include <pthread.h>
+#endif
 #include <regex.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -102,8 +106,10 @@ typedef struct test_job {
   case_result *results;
   unsigned char *done; /* per case, under lock */
   size_t n, next;      /* next: the next case a thread takes, under lock */
+#if !defined(ONYX_NO_THREADS)
   pthread_mutex_t lock;
   pthread_cond_t finished;
+#endif
 } test_job;
 
 static double now_seconds(void) {
@@ -128,6 +134,7 @@ static void run_one(const test_job *job, size_t i) {
   res->seconds = now_seconds() - t0;
 }
 
+#if !defined(ONYX_NO_THREADS)
 static void *worker(void *arg) {
   test_job *job = arg;
   for (;;) {
@@ -142,6 +149,7 @@ static void *worker(void *arg) {
     pthread_mutex_unlock(&job->lock);
   }
 }
+#endif
 
 /* Waits until case i has run (at once without threads). */
 static void wait_for(test_job *job, size_t i, int threaded) {
@@ -149,18 +157,22 @@ static void wait_for(test_job *job, size_t i, int threaded) {
     run_one(job, i);
     return;
   }
+#if !defined(ONYX_NO_THREADS)
   pthread_mutex_lock(&job->lock);
   while (!job->done[i]) pthread_cond_wait(&job->finished, &job->lock);
   pthread_mutex_unlock(&job->lock);
+#endif
 }
 
 /* Starts up to n - 1 threads (the caller prints meanwhile). Returns how
  * many started; with none, cases run on the calling thread. */
+#if !defined(ONYX_NO_THREADS)
 static size_t start_workers(test_job *job, pthread_t *threads, size_t n) {
   size_t started = 0;
   while (started < n && pthread_create(&threads[started], NULL, worker, job) == 0) started++;
   return started;
 }
+#endif
 
 /* ---- Reports -------------------------------------------------------------- */
 
@@ -322,8 +334,13 @@ static int prints_line(const cli_args *a, const case_result *res) {
 static int run_all(test_job *job, size_t *count, str_list *skips) {
   size_t want = job->a->jobs > 1 ? job->a->jobs : 1;
   if (want > job->n) want = job->n;
+#if defined(ONYX_NO_THREADS)
+  const size_t started = 0;
+  (void)want;
+#else
   pthread_t *threads = want > 1 ? calloc(want, sizeof *threads) : NULL;
   size_t started = threads ? start_workers(job, threads, want) : 0;
+#endif
   progress p = {job->a->progress || isatty(STDERR_FILENO), 0, 0};
   int ok = 1;
   for (size_t i = 0; i < job->n; i++) {
@@ -340,21 +357,27 @@ static int run_all(test_job *job, size_t *count, str_list *skips) {
     res->skip = NULL;
   }
   progress_erase(&p);
+#if !defined(ONYX_NO_THREADS)
   for (size_t t = 0; t < started; t++) pthread_join(threads[t], NULL);
   free(threads);
+#endif
   return ok;
 }
 
 static int test_cases(const cli_args *a, const filters *f, str_list *cases) {
-  test_job job = {a,
-                  f,
-                  cases->items,
-                  NULL,
-                  NULL,
-                  cases->len,
-                  0,
-                  PTHREAD_MUTEX_INITIALIZER,
-                  PTHREAD_COND_INITIALIZER};
+  test_job job = {
+    a,
+    f,
+    cases->items,
+    NULL,
+    NULL,
+    cases->len,
+    0,
+#if !defined(ONYX_NO_THREADS)
+    PTHREAD_MUTEX_INITIALIZER,
+    PTHREAD_COND_INITIALIZER
+#endif
+  };
   job.results = calloc(job.n ? job.n : 1, sizeof *job.results);
   job.done = calloc(job.n ? job.n : 1, 1);
   str_list skips = {0};

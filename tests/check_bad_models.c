@@ -40,6 +40,7 @@
 #endif
 
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -47,6 +48,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "onyx.h"
@@ -410,8 +412,23 @@ static int write_file(const char *path, const void *bytes, size_t size) {
 /* A new empty folder for temporary files, in TMPDIR or /tmp. */
 static int make_temp_dir(char *out, size_t cap) {
   const char *tmp = getenv("TMPDIR");
-  int n = snprintf(out, cap, "%s/onyx_bad_XXXXXX", tmp != NULL && tmp[0] ? tmp : "/tmp");
+  const char *base = tmp != NULL && tmp[0] ? tmp : "/tmp";
+#if defined(__wasi__)
+  /* WASI has no mkdtemp: names from the clock, until mkdir makes a new
+   * folder (it fails with EEXIST on an existing one). */
+  for (unsigned k = 0; k < 100; k++) {
+    struct timespec ts = {0, 0};
+    (void)clock_gettime(CLOCK_REALTIME, &ts);
+    int n = snprintf(out, cap, "%s/onyx_bad_%ld_%u", base, (long)ts.tv_nsec, k);
+    if (n <= 0 || (size_t)n >= cap) return 0;
+    if (mkdir(out, 0700) == 0) return 1;
+    if (errno != EEXIST) return 0;
+  }
+  return 0;
+#else
+  int n = snprintf(out, cap, "%s/onyx_bad_XXXXXX", base);
   return n > 0 && (size_t)n < cap && mkdtemp(out) != NULL;
+#endif
 }
 
 /* The "truncate" cases: model.onnx works, and each of its strict prefixes,

@@ -3,12 +3,18 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "os/os.h"
+
+/* WASI has no mmap (wasi-libc's emulation copies the file anyway): "maps"
+ * are reads into memory there, below. */
+#if !defined(__wasi__)
+#include <sys/mman.h>
+#endif
 
 const char *onyx__os_error_text(int error) {
   /* strerror is not required to be thread-safe and strerror_r has two
@@ -139,6 +145,17 @@ int onyx__os_file_open_inside(const char *dir, const char *rel, onyx__os_file *o
     /* O_NONBLOCK keeps a FIFO from blocking the open. */
     int flags = O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | (last ? O_NONBLOCK : O_DIRECTORY);
     onyx__os_file next;
+#if defined(__wasi__)
+    /* Node's WASI follows a link even when O_NOFOLLOW says not to, so a
+     * link is refused by looking at the component first. A link swapped in
+     * between the look and the open would be followed: WASI gives no way
+     * to close that gap there. */
+    struct stat st;
+    if (fstatat(cur.fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode)) {
+      e = ONYX__OS_E_LINK;
+      break;
+    }
+#endif
     e = open_fd(cur.fd, name, flags, &next);
     if (e != 0) {
       e = open_inside_error(cur.fd, name, e);
@@ -198,6 +215,28 @@ int onyx__os_file_write_all(onyx__os_file f, const void *p, size_t n) {
   return 0;
 }
 
+#if defined(__wasi__)
+/* A copy of the bytes in memory, which onyx__os_unmap frees: the same
+ * contract, since the mapping is read-only and private. */
+int onyx__os_file_map(onyx__os_file f, uint64_t offset, size_t n, onyx__os_map *map,
+                      const void **data) {
+  void *addr = malloc(n);
+  if (addr == NULL) return ENOMEM;
+  size_t got;
+  int e = onyx__os_file_pread(f, addr, n, offset, &got);
+  if (e == 0 && got < n) e = EIO; /* the file shrank since it was measured */
+  if (e != 0) {
+    free(addr);
+    return e;
+  }
+  map->addr = addr;
+  map->size = n;
+  *data = addr;
+  return 0;
+}
+
+void onyx__os_unmap(onyx__os_map map) { free(map.addr); }
+#else
 int onyx__os_file_map(onyx__os_file f, uint64_t offset, size_t n, onyx__os_map *map,
                       const void **data) {
   /* mmap takes a page-aligned file offset: map from the page holding the
@@ -217,3 +256,4 @@ int onyx__os_file_map(onyx__os_file f, uint64_t offset, size_t n, onyx__os_map *
 void onyx__os_unmap(onyx__os_map map) {
   if (map.addr != NULL) (void)munmap(map.addr, map.size);
 }
+#endif

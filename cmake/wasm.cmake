@@ -1,0 +1,42 @@
+# WebAssembly targets, for the build through cmake/toolchains/wasm32-wasi.cmake
+# (included from the top-level CMakeLists.txt there):
+#
+#   onyx_wasm_lib     onyx-lib.wasm, the library for JavaScript (js/): a
+#                     reactor module exporting the C API but the file calls
+#                     (models come in as bytes), plus malloc and free
+#   check_kernels     every SIMD128 kernel against the scalar reference
+#   check_bad_models  the bad-model suite's checker (scripts/cross.sh)
+#
+# The command itself (onyx.wasm) is the ordinary onyx target.
+
+# The exports: every ONYX_API function of include/onyx.h whose name does
+# not say it takes a file, so that no file call is reachable from
+# JavaScript and --gc-sections drops them (the module then imports only
+# a few WASI calls, which js/ supplies itself).
+file(STRINGS ${PROJECT_SOURCE_DIR}/include/onyx.h ONYX_API_LINES REGEX "^ONYX_API ")
+set(ONYX_WASM_EXPORTS malloc free)
+foreach(line IN LISTS ONYX_API_LINES)
+  if(line MATCHES "(onyx_[a-z0-9_]+)\\(")
+    set(name ${CMAKE_MATCH_1})
+    if(NOT name MATCHES "_file")
+      list(APPEND ONYX_WASM_EXPORTS ${name})
+    endif()
+  endif()
+endforeach()
+list(TRANSFORM ONYX_WASM_EXPORTS PREPEND "-Wl,--export=" OUTPUT_VARIABLE ONYX_WASM_EXPORT_FLAGS)
+
+add_executable(onyx_wasm_lib $<TARGET_OBJECTS:onyx_objects>)
+set_target_properties(onyx_wasm_lib PROPERTIES OUTPUT_NAME onyx-lib)
+target_link_libraries(onyx_wasm_lib PRIVATE m)
+target_link_options(onyx_wasm_lib PRIVATE -mexec-model=reactor -Wl,--gc-sections -Wl,--strip-all
+  ${ONYX_WASM_EXPORT_FLAGS})
+
+add_executable(check_kernels tests/check_kernels.c)
+target_compile_options(check_kernels PRIVATE ${ONYX_WARNINGS})
+target_include_directories(check_kernels PRIVATE ${PROJECT_SOURCE_DIR}/src)
+target_link_libraries(check_kernels PRIVATE onyx_static)
+
+add_executable(check_bad_models tests/check_bad_models.c)
+target_compile_options(check_bad_models PRIVATE ${ONYX_WARNINGS})
+target_include_directories(check_bad_models PRIVATE ${PROJECT_SOURCE_DIR}/src)
+target_link_libraries(check_bad_models PRIVATE onyx_static)
