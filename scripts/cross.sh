@@ -9,12 +9,16 @@
 #   riscv64                       the conformance suites through the onyx
 #                                 command (riscv64 is no Debian 12 release
 #                                 architecture: there is no cmocka for it)
+#   wasm                          WebAssembly (wasm32-wasi, clang): the SIMD128
+#                                 kernel check and the conformance suites
+#                                 through onyx.wasm under Node's WASI, then
+#                                 the JavaScript package's tests (js/)
 #
 # The conformance suites are the generated spec, ops and graphs cases,
 # Debian's ONNX backend data (libonnx-testdata) and the bad-model suite.
 # Prints each target's time. Usage:
 #
-#   scripts/cross.sh [TARGET...]     default: aarch64 armhf i686 s390x riscv64
+#   scripts/cross.sh [TARGET...]     default: aarch64 armhf i686 s390x riscv64 wasm
 #
 # Set SKIP_DEPS=1 to skip installing packages. Build folders are
 # build-cross-<target>/ (git-ignored).
@@ -22,7 +26,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 root="$PWD"
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(aarch64 armhf i686 s390x riscv64)
+[ ${#targets[@]} -gt 0 ] || targets=(aarch64 armhf i686 s390x riscv64 wasm)
 jobs="$(nproc)"
 
 triple_of() {
@@ -32,6 +36,7 @@ triple_of() {
     i686) echo i686-linux-gnu ;;
     s390x) echo s390x-linux-gnu ;;
     riscv64) echo riscv64-linux-gnu ;;
+    wasm) echo wasm32-wasi ;;
     *) echo "cross.sh: unknown target '$1'" >&2; exit 2 ;;
   esac
 }
@@ -58,6 +63,13 @@ install_deps() {
       i686) pkgs+=(gcc-i686-linux-gnu libc6-dev-i386-cross) ;;
       s390x) pkgs+=(gcc-s390x-linux-gnu libc6-dev-s390x-cross) ;;
       riscv64) pkgs+=(gcc-riscv64-linux-gnu libc6-dev-riscv64-cross) ;;
+      # Node runs the modules; any nodejs package that gives node and npm
+      # will do (Debian 12's is Node 18), so it is installed only if absent.
+      wasm)
+        pkgs+=(clang lld-14 llvm-14 wasi-libc libclang-rt-14-dev-wasm32)
+        command -v node >/dev/null || pkgs+=(nodejs)
+        command -v npm >/dev/null || pkgs+=(npm)
+        ;;
     esac
     if [ -n "$a" ]; then
       arches+=("$a")
@@ -117,15 +129,16 @@ suite() {
   fi
 }
 
+# conformance DIR CHECKER [ONYX]: ONYX is the command, DIR/onyx by default.
 conformance() {
-  local dir="$1" checker="$2" emu bad=0
+  local dir="$1" checker="$2" onyx="${3:-$1/onyx}" emu bad=0
   read -r -a emu <<<"$(emulator_of "$dir")"
-  echo "  $("${emu[@]}" "$dir/onyx" --version)"
+  echo "  $("${emu[@]}" "$onyx" --version)"
   for g in spec ops graphs; do
-    suite "$g" "${emu[@]}" "$dir/onyx" test "$cases/$g" || bad=1
+    suite "$g" "${emu[@]}" "$onyx" test "$cases/$g" || bad=1
   done
-  suite "graphs x3" "${emu[@]}" "$dir/onyx" test --threads 3 "$cases/graphs" || bad=1
-  suite debian "${emu[@]}" "$dir/onyx" test "${debian_cases[@]}" || bad=1
+  suite "graphs x3" "${emu[@]}" "$onyx" test --threads 3 "$cases/graphs" || bad=1
+  suite debian "${emu[@]}" "$onyx" test "${debian_cases[@]}" || bad=1
   suite bad "${emu[@]}" "$checker" "$cases/bad" || bad=1
   return "$bad"
 }
@@ -196,12 +209,33 @@ names += [t["name"] for t in tests if t["name"] == "memory.run"]
 print("^(" + "|".join(re.escape(n) for n in names) + ")$")' "${emu[0]}"
 }
 
+# WebAssembly: cmocka is not built for WASI, so the kernels are checked by
+# check_kernels.wasm; the conformance suites run onyx.wasm under Node
+# (js/tools/wasi-run.mjs, the build's emulator); then js/'s tests, with the
+# library module this build made.
+run_wasm() {
+  local dir="$root/build-cross-wasm" bad=0 emu
+  mkdir -p "$dir"
+  cmake -S . -B "$dir" --toolchain cmake/toolchains/wasm32-wasi.cmake \
+    -DCMAKE_BUILD_TYPE=Release >"$dir/cross-configure.log" 2>&1 ||
+    { cat "$dir/cross-configure.log"; return 1; }
+  cmake --build "$dir" -j"$jobs" >"$dir/cross-build.log" 2>&1 ||
+    { grep -E 'error:|Error [0-9]' "$dir/cross-build.log" | head -20 | sed 's/^/    /'; return 1; }
+  read -r -a emu <<<"$(emulator_of "$dir")"
+  suite kernels "${emu[@]}" "$dir/check_kernels.wasm" || bad=1
+  conformance "$dir" "$dir/check_bad_models.wasm" "$dir/onyx.wasm" || bad=1
+  ONYX_JS_CASES="$cases/spec" suite js bash js/build.sh --test "$dir" || bad=1
+  return "$bad"
+}
+
 status=0
 total_start=$SECONDS
 for t in "${targets[@]}"; do
   echo "== $t =="
   start=$SECONDS
-  if run_target "$t"; then result=ok; else result=FAILED; status=1; fi
+  runner=run_target
+  [ "$t" != wasm ] || runner=run_wasm
+  if "$runner" "$t"; then result=ok; else result=FAILED; status=1; fi
   echo "== $t: $result in $((SECONDS - start)) s =="
 done
 echo "== cross: all targets in $((SECONDS - total_start)) s =="
