@@ -53,10 +53,11 @@ cmocka_arch_of() {
 }
 
 install_deps() {
-  local pkgs=(qemu-user-static) arches=() missing=() t p
+  local pkgs=() arches=() missing=() t p
   for t in "${targets[@]}"; do
     local a
     a="$(cmocka_arch_of "$t")"
+    [ "$t" = wasm ] || pkgs+=(qemu-user-static)
     case "$t" in
       aarch64) pkgs+=(gcc-aarch64-linux-gnu libc6-dev-arm64-cross) ;;
       armhf) pkgs+=(gcc-arm-linux-gnueabihf libc6-dev-armhf-cross) ;;

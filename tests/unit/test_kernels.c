@@ -595,12 +595,18 @@ static void test_cpu(void **state) {
   assert_int_equal(onyx__cpu_isa_lower(ONYX_ISA_NEON, "avx512"), ONYX_ISA_SCALAR);
   assert_int_equal(onyx__cpu_isa_lower(ONYX_ISA_AVX512, "neon"), ONYX_ISA_AVX512);
   assert_int_equal(onyx__cpu_isa_lower(ONYX_ISA_SCALAR, "neon"), ONYX_ISA_SCALAR);
+  assert_int_equal(onyx__cpu_isa_lower(ONYX_ISA_WASM_SIMD128, "wasm-simd128"),
+                   ONYX_ISA_WASM_SIMD128);
+  assert_int_equal(onyx__cpu_isa_lower(ONYX_ISA_WASM_SIMD128, "avx2"), ONYX_ISA_SCALAR);
+  assert_int_equal(onyx__cpu_isa_lower(ONYX_ISA_WASM_SIMD128, "neon"), ONYX_ISA_SCALAR);
+  assert_int_equal(onyx__cpu_isa_lower(ONYX_ISA_AVX512, "wasm-simd128"), ONYX_ISA_AVX512);
 
   assert_string_equal(onyx_isa_name(ONYX_ISA_SCALAR), "scalar");
   assert_string_equal(onyx_isa_name(ONYX_ISA_SSE41), "sse41");
   assert_string_equal(onyx_isa_name(ONYX_ISA_AVX2), "avx2");
   assert_string_equal(onyx_isa_name(ONYX_ISA_AVX512), "avx512");
   assert_string_equal(onyx_isa_name(ONYX_ISA_NEON), "neon");
+  assert_string_equal(onyx_isa_name(ONYX_ISA_WASM_SIMD128), "wasm-simd128");
   assert_string_equal(onyx_isa_name(ONYX_ISA_BEST), "best");
   assert_string_equal(onyx_isa_name((onyx_isa)17), "unknown");
 }

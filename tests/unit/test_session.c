@@ -194,7 +194,8 @@ static void test_load_memory_and_isa_cap(void **state) {
   assert_int_equal(onyx_model_load_memory(bytes, n, &m, &err), ONYX_OK);
   onyx_tensor x = load_pb(NODE_DIR "test_floor/test_data_set_0/input_0.pb");
   onyx_tensor want = load_pb(NODE_DIR "test_floor/test_data_set_0/output_0.pb");
-  for (int isa = ONYX_ISA_SCALAR; isa <= ONYX_ISA_NEON; isa++) { /* every level of ONYX_ISA_MAP */
+  /* Every level of ONYX_ISA_MAP. */
+  for (int isa = ONYX_ISA_SCALAR; isa <= ONYX_ISA_WASM_SIMD128; isa++) {
     onyx_session_options opts;
     onyx_session_options_init(&opts);
     opts.isa_cap = (onyx_isa)isa;

@@ -70,7 +70,7 @@ extern const onyx__kernel_table onyx__kernels_avx512fp16;
 
 /* ---- Levels, ops, types ------------------------------------------------- */
 
-#define N_SIMD_LEVELS ONYX_ISA_NEON /* every level but scalar */
+#define N_SIMD_LEVELS ONYX_ISA_WASM_SIMD128 /* every level but scalar */
 
 /* The SIMD levels this run tests: those the CPU (and ONYX_ISA) allows,
  * which are the levels of its own architecture that ONYX_ISA, set to the
@@ -80,7 +80,7 @@ static size_t simd_levels(onyx_isa *out) {
   static bool reported;
   const char *env = getenv("ONYX_ISA");
   size_t k = 0;
-  for (int l = ONYX_ISA_SCALAR + 1; l <= ONYX_ISA_NEON; l++) {
+  for (int l = ONYX_ISA_SCALAR + 1; l <= ONYX_ISA_WASM_SIMD128; l++) {
     if (onyx__cpu_isa_lower(onyx__cpu_isa(), onyx_isa_name((onyx_isa)l)) == (onyx_isa)l) {
       out[k++] = (onyx_isa)l;
     } else if (!reported) {
