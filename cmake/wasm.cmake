@@ -10,9 +10,11 @@
 # The command itself (onyx.wasm) is the ordinary onyx target.
 
 # The exports: every ONYX_API function of include/onyx.h whose name does
-# not say it takes a file, so that no file call is reachable from
-# JavaScript and --gc-sections drops them (the module then imports only
-# a few WASI calls, which js/ supplies itself).
+# not say it takes a file, so that JavaScript cannot name one (models come
+# in as bytes), and --gc-sections drops the file loaders. The code that
+# reads external data stays linked, though a model from memory never
+# reaches it: the module imports 14 WASI calls (clock, environment and file
+# calls), which js/lib/wasi.js supplies itself.
 file(STRINGS ${PROJECT_SOURCE_DIR}/include/onyx.h ONYX_API_LINES REGEX "^ONYX_API ")
 set(ONYX_WASM_EXPORTS malloc free)
 foreach(line IN LISTS ONYX_API_LINES)
