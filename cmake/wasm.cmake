@@ -55,3 +55,12 @@ add_executable(check_bad_models tests/check_bad_models.c)
 target_compile_options(check_bad_models PRIVATE ${ONYX_WARNINGS})
 target_include_directories(check_bad_models PRIVATE ${PROJECT_SOURCE_DIR}/src)
 target_link_libraries(check_bad_models PRIVATE onyx_static)
+
+# CTest in this build (the cmocka suite is off): CTest runs the .wasm
+# programs through the toolchain's Node runner. scripts/cross.sh wasm runs
+# the conformance suites as well.
+enable_testing()
+add_test(NAME wasm.kernels COMMAND check_kernels)
+add_test(NAME wasm.version COMMAND onyx --version)
+set_tests_properties(wasm.version PROPERTIES PASS_REGULAR_EXPRESSION "isa wasm-simd128\\)")
+add_test(NAME wasm.js COMMAND bash ${PROJECT_SOURCE_DIR}/js/build.sh --test ${PROJECT_BINARY_DIR})
