@@ -7,7 +7,8 @@
 find_package(Threads REQUIRED)
 set(ONYX_BENCH_DIR ${PROJECT_SOURCE_DIR}/bench)
 include(${ONYX_BENCH_DIR}/xnnpack.cmake)
-add_executable(onyx_bench_smoke ${ONYX_BENCH_DIR}/onyx_bench.c ${ONYX_BENCH_DIR}/xnn_bench.c)
+add_executable(onyx_bench_smoke ${ONYX_BENCH_DIR}/onyx_bench.c ${ONYX_BENCH_DIR}/xnn_bench.c
+  ${ONYX_BENCH_DIR}/copy_loop.c)
 target_compile_options(onyx_bench_smoke PRIVATE ${ONYX_WARNINGS})
 target_compile_definitions(onyx_bench_smoke PRIVATE _POSIX_C_SOURCE=200809L)
 target_link_libraries(onyx_bench_smoke PRIVATE onyx_static m Threads::Threads)
