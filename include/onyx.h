@@ -481,13 +481,49 @@ typedef struct onyx_session_options {
    * cap, so zero-initialised options run scalar kernels: set ONYX_ISA_BEST
    * (as onyx_session_options_init() does) for no cap. */
   onyx_isa isa_cap;
+  /** Caller memory for the session, or NULL (the default) for the heap.
+   * When set, the session and every run allocate only from these
+   * arena_size bytes, never from the heap: the session structures, its
+   * plan, the run context, scratch tiles and intermediate values. The
+   * memory must stay valid and untouched until onyx_session_free(). Such
+   * a session runs on the calling thread (threads is ignored), one run at
+   * a time (a run that overlaps another fails with ONYX_INVALID_ARGUMENT),
+   * and every output needs a caller's buffer. onyx_session_arena_size()
+   * says how much a model needs. */
+  void *arena;
+  size_t arena_size; /**< The bytes at arena. */
 } onyx_session_options;
 
 /**
- * @brief Fills *opts with the defaults: threads 0, isa_cap ONYX_ISA_BEST.
+ * @brief Fills *opts with the defaults: threads 0, isa_cap ONYX_ISA_BEST,
+ * no arena.
  * @param opts The options to fill.
  */
 ONYX_API void onyx_session_options_init(onyx_session_options *opts);
+
+/**
+ * @brief The arena a session of model needs (see
+ * onyx_session_options.arena) to be created and run with inputs of the
+ * shapes the model declares.
+ *
+ * The size is measured: a session is made in heap memory and run on
+ * zeroed inputs, so this call itself uses the heap, and time of the order
+ * of a few runs. It holds for an arena aligned for any type (as malloc()
+ * aligns); add alignof(max_align_t) - 1 bytes for one that may not be.
+ * With fewer bytes, onyx_session_create() or onyx_session_run() fails
+ * with ONYX_OUT_OF_MEMORY, naming the arena.
+ * @param model A loaded model.
+ * @param opts  Options as for onyx_session_create() (the arena fields are
+ *              ignored), or NULL for the defaults.
+ * @param size  Receives the size in bytes.
+ * @param err   Receives the status and message on failure; may be NULL.
+ * @return ONYX_OK, or ONYX_INVALID_ARGUMENT (NULL model or size), ONYX_SHAPE
+ *         (an input whose shape the model leaves open: the size depends on
+ *         it), ONYX_OUT_OF_MEMORY, or an error of onyx_session_create().
+ */
+ONYX_API onyx_status onyx_session_arena_size(const onyx_model *model,
+                                             const onyx_session_options *opts, size_t *size,
+                                             onyx_error *err);
 
 /**
  * @brief Creates a session, ready to run.
@@ -578,7 +614,9 @@ ONYX_API onyx_status onyx_session_output_info(const onyx_session *session, size_
  * data pointers reset to NULL.
  *
  * Concurrency: several threads may call onyx_session_run() on one session
- * at once, each with its own outputs: a run only reads the session. Creating
+ * at once, each with its own outputs: a run only reads the session (a
+ * session with an arena runs one call at a time: see
+ * onyx_session_options.arena). Creating
  * and freeing a session must not overlap any run of it.
  * @param session   A session.
  * @param inputs    inputs[i] binds to the i-th session input (by position,

@@ -100,7 +100,8 @@ class ModelMetadataC(ctypes.Structure):
 
 
 class SessionOptionsC(ctypes.Structure):
-    _fields_ = [("threads", ctypes.c_uint32), ("isa_cap", ctypes.c_int)]
+    _fields_ = [("threads", ctypes.c_uint32), ("isa_cap", ctypes.c_int),
+                ("arena", ctypes.c_void_p), ("arena_size", ctypes.c_size_t)]
 
 
 _P = ctypes.POINTER

@@ -1,6 +1,7 @@
 #include "core/alloc.h"
 
 #include <stdalign.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,7 +12,15 @@ static unsigned long fail_countdown;
 
 void onyx__alloc_fail_at(unsigned long n) { fail_countdown = n; }
 
+/* Relaxed: a count for tests, read after the calls it counts returned. */
+static atomic_ulong heap_calls;
+
+unsigned long onyx__alloc_count(void) {
+  return atomic_load_explicit(&heap_calls, memory_order_relaxed);
+}
+
 static int should_fail(void) {
+  atomic_fetch_add_explicit(&heap_calls, 1, memory_order_relaxed);
   if (fail_countdown == 0) return 0;
   return --fail_countdown == 0;
 }
@@ -40,10 +49,22 @@ struct onyx__arena_block {
 
 enum { ARENA_BLOCK = 16384 };
 
+/* Bumps a fixed arena; size is already rounded up. */
+static void *fixed_alloc(onyx__arena *arena, size_t size) {
+  if (arena->fixed_size - arena->fixed_used < size) return NULL;
+  void *p = arena->fixed + arena->fixed_used;
+  arena->fixed_used += size;
+  if (arena->fixed_peak < arena->fixed_used) arena->fixed_peak = arena->fixed_used;
+  memset(p, 0, size);
+  return p;
+}
+
 void *onyx__arena_alloc(onyx__arena *arena, size_t size) {
   size_t align = alignof(max_align_t);
+  if (size > SIZE_MAX - align) return NULL;
   size = (size + align - 1) & ~(align - 1);
   if (size == 0) size = align;
+  if (arena->fixed != NULL) return fixed_alloc(arena, size);
   onyx__arena_block *b = arena->head;
   if (b == NULL || b->cap - b->used < size) {
     size_t cap = size > ARENA_BLOCK ? size : ARENA_BLOCK;
@@ -78,6 +99,7 @@ char *onyx__arena_strndup(onyx__arena *arena, const char *s, size_t n) {
 }
 
 void onyx__arena_free(onyx__arena *arena) {
+  arena->fixed_used = 0;
   onyx__arena_block *b = arena->head;
   while (b != NULL) {
     onyx__arena_block *next = b->next;
@@ -85,4 +107,37 @@ void onyx__arena_free(onyx__arena *arena) {
     b = next;
   }
   arena->head = NULL;
+}
+
+void *onyx__carve(unsigned char **mem, size_t *size, size_t n) {
+  size_t align = alignof(max_align_t);
+  size_t skip = (align - (uintptr_t)*mem % align) % align;
+  if (*size < skip || *size - skip < n) return NULL;
+  void *p = *mem + skip;
+  *mem += skip + n;
+  *size -= skip + n;
+  return p;
+}
+
+void onyx__arena_fixed(onyx__arena *arena, void *mem, size_t size) {
+  unsigned char *base = mem;
+  /* An empty carve aligns the start; memory too small for that is none. */
+  if (onyx__carve(&base, &size, 0) == NULL) size = 0;
+  *arena = (onyx__arena){NULL, base, size, 0, 0};
+}
+
+size_t onyx__arena_mark(const onyx__arena *arena) { return arena->fixed_used; }
+
+void onyx__arena_reset(onyx__arena *arena, size_t mark) {
+  if (arena->fixed != NULL && mark <= arena->fixed_used) arena->fixed_used = mark;
+}
+
+void *onyx__arena_or_heap_calloc(onyx__arena *arena, size_t count, size_t size) {
+  if (arena->fixed == NULL) return onyx__calloc(count, size);
+  size_t n;
+  return onyx__mul_size(count, size, &n) ? onyx__arena_alloc(arena, n) : NULL;
+}
+
+void onyx__arena_or_heap_free(onyx__arena *arena, void *ptr) {
+  if (arena->fixed == NULL) onyx__free(ptr);
 }

@@ -33,10 +33,14 @@ struct onyx__run_ctx {
   onyx__kparams *params;  /* per step, for this run */
   unsigned char *scratch; /* workers * n_scratch tiles */
   size_t scratch_stride;  /* bytes per worker */
+  /* The session's arena when it has the caller's memory (else NULL), and
+   * its mark after this context: each run gives back what it took. */
+  onyx__arena *fixed;
+  size_t mark;
 };
 
 void onyx__run_ctx_free(onyx__run_ctx *c) {
-  if (c == NULL) return;
+  if (c == NULL || c->fixed != NULL) return; /* an arena's memory goes with the arena */
   for (size_t b = 0; b < c->n_buffers; b++) onyx__free(c->buffers[b]);
   onyx__free(c->slots);
   onyx__free(c->allocated);
@@ -48,21 +52,27 @@ void onyx__run_ctx_free(onyx__run_ctx *c) {
   onyx__free(c);
 }
 
-static onyx__run_ctx *run_ctx_new(const onyx_session *s) {
-  onyx__run_ctx *c = onyx__calloc(1, sizeof *c);
+/* A new context, from the session's arena when it has the caller's memory
+ * (which only the run holding the context touches), else from the heap. */
+static onyx__run_ctx *run_ctx_new(onyx_session *s) {
+  onyx__arena *a = &s->arena;
+  onyx__run_ctx *c = onyx__arena_or_heap_calloc(a, 1, sizeof *c);
   if (c == NULL) return NULL;
   c->n_values = s->n_values;
   c->n_outputs = s->n_outputs;
   c->n_steps = s->n_steps;
-  c->slots = onyx__calloc(s->n_values + 1, sizeof *c->slots);
-  c->allocated = onyx__calloc(s->n_outputs + 1, sizeof *c->allocated);
+  c->slots = onyx__arena_or_heap_calloc(a, s->n_values + 1, sizeof *c->slots);
+  c->allocated = onyx__arena_or_heap_calloc(a, s->n_outputs + 1, sizeof *c->allocated);
   c->n_buffers = s->n_buffers;
-  c->buffers = onyx__calloc(s->n_buffers + 1, sizeof *c->buffers);
-  c->capacity = onyx__calloc(s->n_buffers + 1, sizeof *c->capacity);
-  c->need = onyx__calloc(s->n_buffers + 1, sizeof *c->need);
-  c->params = onyx__calloc(s->n_steps + 1, sizeof *c->params);
+  c->buffers = onyx__arena_or_heap_calloc(a, s->n_buffers + 1, sizeof *c->buffers);
+  c->capacity = onyx__arena_or_heap_calloc(a, s->n_buffers + 1, sizeof *c->capacity);
+  c->need = onyx__arena_or_heap_calloc(a, s->n_buffers + 1, sizeof *c->need);
+  c->params = onyx__arena_or_heap_calloc(a, s->n_steps + 1, sizeof *c->params);
   c->scratch_stride = (size_t)s->n_scratch * ONYX__TILE_BYTES;
-  if (c->scratch_stride > 0) c->scratch = onyx__malloc(c->scratch_stride * s->workers);
+  if (c->scratch_stride > 0)
+    c->scratch = onyx__arena_or_heap_calloc(a, c->scratch_stride, s->workers);
+  c->fixed = a->fixed != NULL ? a : NULL;
+  c->mark = onyx__arena_mark(a);
   if (!c->slots || !c->allocated || !c->buffers || !c->capacity || !c->need || !c->params ||
       (c->scratch_stride > 0 && !c->scratch)) {
     c->n_buffers = 0; /* buffers are all NULL: nothing else to free */
@@ -235,6 +245,15 @@ static void run_group(const onyx_session *s, const onyx__group *g, onyx__run_ctx
 /* Makes sure whole buffer b holds at least nbytes. */
 static onyx_status reserve(onyx__run_ctx *c, size_t b, size_t nbytes, onyx_error *err) {
   if (c->capacity[b] >= nbytes && c->buffers[b] != NULL) return ONYX_OK;
+  if (c->fixed != NULL) {
+    /* Arena runs start with no buffer (see onyx__run_ctx_begin). */
+    c->buffers[b] = onyx__arena_alloc(c->fixed, nbytes);
+    c->capacity[b] = nbytes;
+    if (c->buffers[b] != NULL) return ONYX_OK;
+    return onyx__fail(err, ONYX_OUT_OF_MEMORY,
+                      "the session's arena (%zu bytes) has no room for a value of %zu bytes",
+                      c->fixed->fixed_size, nbytes);
+  }
   void *p = onyx__malloc(nbytes ? nbytes : 1);
   if (p == NULL)
     return onyx__fail(err, ONYX_OUT_OF_MEMORY, "out of memory for a value of %zu bytes", nbytes);
@@ -260,6 +279,22 @@ static onyx_status bind_whole_buffers(const onyx_session *s, onyx__run_ctx *c, o
   for (size_t b = 0; b < c->n_buffers; b++) ONYX__TRY(reserve(c, b, need[b], err));
   for (size_t k = 0; k < s->n_steps; k++)
     if (s->steps[k].buf >= 0) c->slots[s->steps[k].y].data = c->buffers[s->steps[k].buf];
+  return ONYX_OK;
+}
+
+void onyx__run_ctx_begin(onyx__run_ctx *c) {
+  if (c->fixed == NULL) return;
+  onyx__arena_reset(c->fixed, c->mark);
+  for (size_t b = 0; b < c->n_buffers; b++) {
+    c->buffers[b] = NULL;
+    c->capacity[b] = 0;
+  }
+}
+
+onyx_status onyx__run_ctx_attach(onyx_session *s, onyx_error *err) {
+  onyx__run_ctx *c = run_ctx_new(s);
+  if (c == NULL) return onyx__fail(err, ONYX_OUT_OF_MEMORY, "out of memory for the run context");
+  atomic_store(&s->cached_ctx, c);
   return ONYX_OK;
 }
 
@@ -313,6 +348,10 @@ static onyx_status prepare_run(const onyx_session *s, onyx__run_ctx *c, const on
   }
   for (size_t o = 0; o < s->n_outputs; o++) {
     slot *sl = &slots[s->output_values[o]];
+    if (outputs[o].data == NULL && c->fixed != NULL)
+      return onyx__fail(err, ONYX_INVALID_ARGUMENT,
+                        "output %zu ('%s'): a session with an arena needs the caller's buffer", o,
+                        s->output_info[o].name);
     if (outputs[o].data == NULL) {
       outputs[o].data = onyx__malloc(sl->nbytes ? sl->nbytes : 1);
       if (outputs[o].data == NULL)
@@ -387,8 +426,12 @@ onyx_status onyx_session_run(onyx_session *s, const onyx_tensor *inputs, size_t 
   /* Large constants are read from their files on the first run. */
   ONYX__TRY(onyx__model_load_payloads(s->model, err));
   onyx__run_ctx *c = atomic_exchange_explicit(&s->cached_ctx, NULL, memory_order_acquire);
+  if (c == NULL && s->arena.fixed != NULL)
+    return onyx__fail(err, ONYX_INVALID_ARGUMENT,
+                      "a session with an arena runs one call at a time; another is running");
   if (c == NULL && (c = run_ctx_new(s)) == NULL)
     return onyx__fail(err, ONYX_OUT_OF_MEMORY, "out of memory for a run");
+  onyx__run_ctx_begin(c);
 
   onyx_status st = prepare_run(s, c, inputs, outputs, err);
   if (st == ONYX_OK) {

@@ -731,8 +731,8 @@ onyx_status onyx_session_create(const onyx_model *model, const onyx_session_opti
   if (model == NULL || out == NULL)
     return onyx__fail(err, ONYX_INVALID_ARGUMENT,
                       "onyx_session_create: model and out must not be NULL");
-  onyx_session *s = onyx__calloc(1, sizeof *s);
-  if (s == NULL) return onyx__fail(err, ONYX_OUT_OF_MEMORY, "out of memory");
+  onyx_session *s = NULL;
+  ONYX__TRY(onyx__session_new(opts, &s, err));
   s->model = model;
   if (opts != NULL)
     s->opts = *opts;
@@ -757,12 +757,15 @@ onyx_status onyx_session_create(const onyx_model *model, const onyx_session_opti
   if (st == ONYX_OK) st = link_symbolic_dims(&b);
   if (st == ONYX_OK) {
     unsigned threads = s->opts.threads ? s->opts.threads : onyx__cpu_count();
+    if (s->arena.fixed != NULL) threads = 1; /* a pool would take heap memory */
     if (threads > onyx__pool_max_workers()) threads = onyx__pool_max_workers();
     s->opts.threads = threads;
     if (threads > 1) st = onyx__pool_create(threads, &s->pool, err);
     s->workers = onyx__pool_size(s->pool);
   }
+  if (st == ONYX_OK && s->arena.fixed != NULL) st = onyx__run_ctx_attach(s, err);
   if (st != ONYX_OK) {
+    onyx__session_arena_note(s, st, err);
     if (model->path != NULL) onyx__error_prefix(err, "%s", model->path);
     onyx_session_free(s);
     return st;
@@ -776,7 +779,7 @@ void onyx_session_free(onyx_session *session) {
   onyx__pool_free(session->pool);
   onyx__run_ctx_free(atomic_load(&session->cached_ctx));
   onyx__arena_free(&session->arena);
-  onyx__free(session);
+  if (session->arena.fixed == NULL) onyx__free(session); /* else it is in the caller's arena */
 }
 
 size_t onyx_session_input_count(const onyx_session *session) {

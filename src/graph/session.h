@@ -64,8 +64,23 @@ typedef struct onyx__group {
 #define ONYX__TILE_BYTES ((size_t)ONYX__TILE_ELEMS * ONYX__MAX_DTYPE_SIZE)
 
 typedef struct onyx__run_ctx onyx__run_ctx;
-/* Frees a run context (run.c). NULL is a no-op. */
+/* Frees a run context (run.c). NULL is a no-op, and so is a context in a
+ * session's arena. */
 void onyx__run_ctx_free(onyx__run_ctx *ctx);
+/* Makes the session's run context now and caches it: a session with an
+ * arena has its one context from the start, so that running it allocates
+ * only the values of that run. */
+onyx_status onyx__run_ctx_attach(onyx_session *session, onyx_error *err);
+/* Starts a run on c: in an arena, gives back what the last run took. */
+void onyx__run_ctx_begin(onyx__run_ctx *c);
+
+/* A new zeroed session (arena.c): in the caller's arena when opts has
+ * one, which then backs the session's own arena, else on the heap. */
+onyx_status onyx__session_new(const onyx_session_options *opts, onyx_session **out,
+                              onyx_error *err);
+/* Says in err that the caller's arena was too small when creating s
+ * failed with ONYX_OUT_OF_MEMORY in one. */
+void onyx__session_arena_note(const onyx_session *s, onyx_status st, onyx_error *err);
 
 /* The bytes of scratch tiles and whole buffers that the session's cached
  * run context holds: after a run, the working memory that run needed

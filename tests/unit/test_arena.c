@@ -1,0 +1,167 @@
+/*
+ * Sessions in the caller's memory (onyx_session_options.arena): the size
+ * onyx_session_arena_size() gives is enough and one byte less is not, a
+ * session in an arena never calls the heap, and its rules (caller's output
+ * buffers, one run at a time, shapes the model fixes for the size query)
+ * are enforced with clear errors.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/alloc.h"
+#include "graph/session.h"
+#include "model/pb.h"
+#include "model_builder.h"
+#include "onyx.h"
+
+#define N 4096 /* elements: more than one scratch tile */
+
+/* y = Floor(Clip(Ceil(x), lo)) with lo = Ceil(l): the computed bound is
+ * a whole buffer and the chain runs through scratch tiles. With n_nodes
+ * 1, just y = Ceil(x). dim -1 makes x's length symbolic. */
+static onyx_model *load(int n_nodes, int64_t dim, onyx__pbw *bytes) {
+  onyx__pbw g = {0};
+  const int64_t dims[1] = {dim}, one[1] = {1};
+  mb_value(&g, 11, "x", ONYX_DTYPE_FLOAT, 1, dims);
+  if (n_nodes == 1) {
+    mb_node(&g, "Ceil", "c", "x", NULL, NULL, "y", NULL);
+  } else {
+    mb_value(&g, 11, "l", ONYX_DTYPE_FLOAT, 1, one);
+    mb_node(&g, "Ceil", "lo", "l", NULL, NULL, "lo", NULL);
+    mb_node(&g, "Ceil", "c", "x", NULL, NULL, "c", NULL);
+    mb_node(&g, "Clip", "k", "c", "lo", NULL, "k", NULL);
+    mb_node(&g, "Floor", "y", "k", NULL, NULL, "y", NULL);
+  }
+  mb_value(&g, 12, "y", ONYX_DTYPE_FLOAT, 1, dims);
+  memset(bytes, 0, sizeof *bytes);
+  mb_model(bytes, 8, 13, &g);
+  onyx_model *m = NULL;
+  onyx_error err = {0};
+  if (onyx_model_load_memory(bytes->buf, bytes->len, &m, &err) != ONYX_OK)
+    fail_msg("%s", err.message);
+  return m;
+}
+
+static float x[N], y[N], l[1] = {-0.5f};
+
+/* Creates a session of m in size bytes of a new arena and runs it once;
+ * returns the first failing status, with *heap_calls the heap allocations
+ * the two made. */
+static onyx_status create_and_run(const onyx_model *m, int n_inputs, size_t size,
+                                  unsigned long *heap_calls, onyx_error *err) {
+  void *mem = malloc(size ? size : 1);
+  assert_non_null(mem);
+  onyx_session_options o;
+  onyx_session_options_init(&o);
+  o.arena = mem;
+  o.arena_size = size;
+  for (size_t i = 0; i < N; i++) x[i] = (float)i * 0.25f - 100.0f;
+  onyx_tensor in[2] = {{ONYX_DTYPE_FLOAT, 1, {N}, x, sizeof x},
+                       {ONYX_DTYPE_FLOAT, 1, {1}, l, sizeof l}};
+  onyx_tensor out = {.data = y, .size = sizeof y};
+  unsigned long before = onyx__alloc_count();
+  onyx_session *s = NULL;
+  onyx_status st = onyx_session_create(m, &o, &s, err);
+  for (int r = 0; r < 3 && st == ONYX_OK; r++) st = onyx_session_run(s, in, n_inputs, &out, 1, err);
+  onyx_session_free(s);
+  *heap_calls = onyx__alloc_count() - before;
+  free(mem);
+  return st;
+}
+
+static void check_exact(int n_nodes) {
+  onyx__pbw bytes;
+  onyx_model *m = load(n_nodes, N, &bytes);
+  onyx_error err = {0};
+  size_t size = 0;
+  assert_int_equal(onyx_session_arena_size(m, NULL, &size, &err), ONYX_OK);
+  unsigned long heap;
+  memset(y, 0xff, sizeof y);
+  onyx_status st = create_and_run(m, n_nodes == 1 ? 1 : 2, size, &heap, &err);
+  if (st != ONYX_OK) fail_msg("%zu bytes: %s", size, err.message);
+  assert_int_equal(heap, 0);
+  for (size_t i = 0; i < N; i++) {
+    float want = (float)i * 0.25f - 100.0f, c = (float)(long)want;
+    if (c < want) c += 1; /* ceil of x; Clip at 0 and Floor for the chain */
+    if (n_nodes > 1 && c < 0) c = 0;
+    if (y[i] != c) fail_msg("y[%zu] = %g, want %g", i, y[i], c);
+  }
+  st = create_and_run(m, n_nodes == 1 ? 1 : 2, size - 1, &heap, &err);
+  assert_int_equal(st, ONYX_OUT_OF_MEMORY);
+  assert_int_equal(heap, 0);
+  assert_non_null(strstr(err.message, "arena"));
+  printf("%d node(s): arena of %zu bytes\n", n_nodes, size);
+  onyx_model_free(m);
+  onyx__pbw_free(&bytes);
+}
+
+static void test_exact_one_node(void **state) {
+  (void)state;
+  check_exact(1);
+}
+
+/* The chain needs a whole buffer and scratch tiles at run time: these come
+ * from the arena on each run, which gives them back before the next. */
+static void test_exact_chain(void **state) {
+  (void)state;
+  check_exact(4);
+}
+
+static void test_rules(void **state) {
+  (void)state;
+  onyx__pbw bytes;
+  onyx_model *m = load(1, -1, &bytes);
+  onyx_error err = {0};
+  size_t size = 0;
+  /* A symbolic length: no size can hold for every run. */
+  assert_int_equal(onyx_session_arena_size(m, NULL, &size, &err), ONYX_SHAPE);
+  assert_non_null(strstr(err.message, "'x'"));
+  assert_int_equal(onyx_session_arena_size(NULL, NULL, &size, &err), ONYX_INVALID_ARGUMENT);
+
+  static _Alignas(max_align_t) unsigned char mem[1 << 16];
+  onyx_session_options o;
+  onyx_session_options_init(&o);
+  o.arena = mem;
+  o.arena_size = 64;
+  onyx_session *s = NULL;
+  assert_int_equal(onyx_session_create(m, &o, &s, &err), ONYX_OUT_OF_MEMORY);
+  assert_non_null(strstr(err.message, "the session's arena (64 bytes) is too small"));
+  assert_null(s);
+  o.arena_size = sizeof mem;
+  assert_int_equal(onyx_session_create(m, &o, &s, &err), ONYX_OK);
+  float in_data[3] = {0.5f, -1.5f, 2.0f}, out_data[3];
+  onyx_tensor in = {ONYX_DTYPE_FLOAT, 1, {3}, in_data, sizeof in_data};
+  onyx_tensor out = {0};
+  assert_int_equal(onyx_session_run(s, &in, 1, &out, 1, &err), ONYX_INVALID_ARGUMENT);
+  assert_non_null(strstr(err.message, "needs the caller's buffer"));
+  assert_null(out.data);
+  /* A run in progress holds the one run context: a second run is refused,
+   * not raced. */
+  onyx__run_ctx *held = atomic_exchange(&s->cached_ctx, NULL);
+  out = (onyx_tensor){.data = out_data, .size = sizeof out_data};
+  assert_int_equal(onyx_session_run(s, &in, 1, &out, 1, &err), ONYX_INVALID_ARGUMENT);
+  assert_non_null(strstr(err.message, "one call at a time"));
+  atomic_store(&s->cached_ctx, held);
+  assert_int_equal(onyx_session_run(s, &in, 1, &out, 1, &err), ONYX_OK);
+  assert_true(out_data[0] == 1.0f && out_data[1] == -1.0f && out_data[2] == 2.0f);
+  onyx_session_free(s);
+  onyx_model_free(m);
+  onyx__pbw_free(&bytes);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_exact_one_node),
+      cmocka_unit_test(test_exact_chain),
+      cmocka_unit_test(test_rules),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
