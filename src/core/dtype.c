@@ -1,5 +1,7 @@
 #include "core/dtype.h"
 
+#include "core/format.h"
+
 #include <assert.h>
 #include <stdio.h>
 #include <string.h>
@@ -77,7 +79,7 @@ void onyx__dmask_format(onyx__dmask m, char *buf, size_t cap) {
   buf[0] = '\0';
   for (int i = 0; i < ONYX__DTYPE_COUNT; i++) {
     if (!((m >> i) & 1u)) continue;
-    int w = snprintf(buf + used, cap - used, "%s%s", used ? ", " : "", dtypes[i].name);
+    int w = onyx__format(buf + used, cap - used, "%s%s", used ? ", " : "", dtypes[i].name);
     if (w < 0 || (size_t)w >= cap - used) break;
     used += (size_t)w;
   }

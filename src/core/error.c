@@ -1,4 +1,5 @@
 #include "core/error.h"
+#include "core/format.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -9,7 +10,7 @@ onyx_status onyx__fail(onyx_error *err, onyx_status status, const char *fmt, ...
     va_list ap;
     va_start(ap, fmt);
     err->status = status;
-    vsnprintf(err->message, sizeof err->message, fmt, ap);
+    onyx__vformat(err->message, sizeof err->message, fmt, ap);
     va_end(ap);
   }
   return status;
@@ -21,7 +22,7 @@ void onyx__error_prefix(onyx_error *err, const char *fmt, ...) {
   char old[sizeof err->message];
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(prefix, sizeof prefix, fmt, ap);
+  onyx__vformat(prefix, sizeof prefix, fmt, ap);
   va_end(ap);
   memcpy(old, err->message, sizeof old);
   old[sizeof old - 1] = '\0';

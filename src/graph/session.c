@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "core/format.h"
 #include "os/os.h"
 
 /* ---- Names -> value indices ------------------------------------------- */
@@ -97,11 +98,11 @@ typedef struct builder {
 
 static const char *describe_producer(const onyx__value *v, char *buf, size_t cap) {
   if (v->kind == ONYX__VALUE_INPUT)
-    snprintf(buf, cap, "a graph input");
+    onyx__format(buf, cap, "a graph input");
   else if (v->producer < 0)
-    snprintf(buf, cap, "an initializer");
+    onyx__format(buf, cap, "an initializer");
   else
-    snprintf(buf, cap, "node %d", v->producer);
+    onyx__format(buf, cap, "node %d", v->producer);
   return buf;
 }
 
@@ -167,7 +168,7 @@ static onyx_status add_inputs_and_initializers(builder *b) {
   for (size_t i = 0; i < g->n_initializers; i++) {
     const onyx__tensor *t = &g->initializers[i];
     char what[64];
-    snprintf(what, sizeof what, "initializer %zu", i);
+    onyx__format(what, sizeof what, "initializer %zu", i);
     uint32_t vi;
     ONYX__TRY(add_value(b, t->name, ONYX__VALUE_CONSTANT, -1, what, &vi));
     desc_from_tensor(&s->values[vi].desc, t);
@@ -189,7 +190,7 @@ static onyx_status add_inputs_and_initializers(builder *b) {
       continue;
     }
     char what[64];
-    snprintf(what, sizeof what, "graph input %zu", i);
+    onyx__format(what, sizeof what, "graph input %zu", i);
     uint32_t vi;
     ONYX__TRY(add_value(b, in->name, ONYX__VALUE_INPUT, -1, what, &vi));
     onyx__value *v = &s->values[vi];
@@ -212,7 +213,7 @@ static onyx_status add_node_outputs(builder *b) {
     for (size_t o = 0; o < node->n_outputs; o++) {
       if (node->outputs[o][0] == '\0') continue;
       char what[300];
-      snprintf(what, sizeof what, "node %zu ('%s', %s)", n, node->name, node->op_type);
+      onyx__format(what, sizeof what, "node %zu ('%s', %s)", n, node->name, node->op_type);
       uint32_t vi;
       ONYX__TRY(add_value(b, node->outputs[o], ONYX__VALUE_COMPUTED, (int32_t)n, what, &vi));
     }

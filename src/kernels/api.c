@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "core/format.h"
 #include "kernels/kernels.h"
 
 /* The ONNX spelling of an op ("Ceil"), made from the one op list. */
@@ -16,7 +17,7 @@ static void kop_onnx_name(onyx__kop op, char *buf, size_t cap) {
       ONYX__KOP_MAP(ONYX_X_)
 #undef ONYX_X_
   };
-  snprintf(buf, cap, "%s", names[op]);
+  onyx__format(buf, cap, "%s", names[op]);
   if (buf[0] >= 'a' && buf[0] <= 'z') buf[0] = (char)(buf[0] - 'a' + 'A');
 }
 

@@ -25,6 +25,7 @@
 
 #include "core/alloc.h"
 #include "core/error.h"
+#include "core/format.h"
 #include "model/model.h"
 #include "os/os.h"
 
@@ -87,7 +88,7 @@ static onyx_status check_file(onyx__os_file file, const char *location, onyx__fi
                       location, (unsigned long long)info.links);
   }
   char what[300];
-  snprintf(what, sizeof what, "external data '%.200s'", location);
+  onyx__format(what, sizeof what, "external data '%.200s'", location);
   return onyx__file_identity(file, what, id, err);
 }
 

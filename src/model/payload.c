@@ -18,6 +18,7 @@
 #include "core/alloc.h"
 #include "core/byteorder.h"
 #include "core/error.h"
+#include "core/format.h"
 #include "model/model.h"
 #include "model/payloads.h"
 #include "os/os.h"
@@ -161,11 +162,11 @@ static onyx_status load_one(onyx__payloads *p, size_t i, onyx_error *err) {
   onyx__file_id now;
   onyx_status st = ONYX_OK;
   if (d->location == NULL) {
-    snprintf(what, sizeof what, "the model file");
+    onyx__format(what, sizeof what, "the model file");
     st = onyx__file_identity(file, what, &now, err);
     if (st == ONYX_OK) st = check_unchanged(&p->id, &now, what, err);
   } else {
-    snprintf(what, sizeof what, "external data '%.200s'", d->location);
+    onyx__format(what, sizeof what, "external data '%.200s'", d->location);
     /* An empty slice at 0 always fits: whether the file still holds the
      * payload is for the identity check to say, as for the model file. */
     st = onyx__external_open(p->dir, d->location, 0, true, 0, 0, &file, &now, err);

@@ -14,6 +14,7 @@
 #include "core/alloc.h"
 #include "core/byteorder.h"
 #include "core/dtype.h"
+#include "core/format.h"
 #include "core/error.h"
 #include "model/model.h"
 #include "model/payloads.h"
@@ -88,14 +89,14 @@ static int64_t as_int64(uint64_t v) {
 /* "[2, 3]", or "[]" for a scalar; truncated to fit. */
 static void format_shape(const int64_t *dims, uint32_t rank, char *buf, size_t cap) {
   size_t used = 0;
-  int w = snprintf(buf, cap, "[");
+  int w = onyx__format(buf, cap, "[");
   used = w > 0 ? (size_t)w : 0;
   for (uint32_t i = 0; i < rank && used < cap; i++) {
-    w = snprintf(buf + used, cap - used, "%s%lld", i ? ", " : "", (long long)dims[i]);
+    w = onyx__format(buf + used, cap - used, "%s%lld", i ? ", " : "", (long long)dims[i]);
     if (w < 0) return;
     used += (size_t)w;
   }
-  if (used < cap) snprintf(buf + used, cap - used, "]");
+  if (used < cap) onyx__format(buf + used, cap - used, "]");
 }
 
 onyx_status onyx__shape_count(const int64_t *dims, uint32_t rank, size_t *count, onyx_error *err) {
@@ -621,7 +622,7 @@ static onyx_status decode_external(const onyx__tensor_src *src, const uint8_t *b
   onyx_status st = ONYX_OK;
   bool large = src->deferred != NULL && out->nbytes >= ONYX__DEFER_MIN;
   char what[300];
-  snprintf(what, sizeof what, "external data '%.200s'", x.location);
+  onyx__format(what, sizeof what, "external data '%.200s'", x.location);
   if (out->nbytes == 0) {
     /* nothing to read */
   } else if (large && src->in_place && !onyx__host_big_endian()) {

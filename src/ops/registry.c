@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "core/format.h"
 #include "ops/op.h"
 
 static const struct {
@@ -46,8 +47,8 @@ const onyx__op_version *onyx__op_version_at(const onyx__op *op, int64_t opset) {
 }
 
 void onyx__node_label(const onyx__prepare_ctx *ctx, char *buf, size_t cap) {
-  snprintf(buf, cap, "node %zu ('%s', %s-%d at opset %lld)", ctx->node_index, ctx->node->name,
-           ctx->node->op_type, ctx->version->since, (long long)ctx->opset);
+  onyx__format(buf, cap, "node %zu ('%s', %s-%d at opset %lld)", ctx->node_index, ctx->node->name,
+               ctx->node->op_type, ctx->version->since, (long long)ctx->opset);
 }
 
 const onyx__attr *onyx__node_attr(const onyx__node *node, const char *name) {
