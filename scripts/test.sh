@@ -6,7 +6,8 @@
 # suite under ASan+UBSan, the fuzzers for a minute each, ThreadSanitizer on
 # the threaded tests, and valgrind memcheck (scripts/hardening.sh). Last, the
 # cross builds under qemu-user: aarch64, armhf, i686, s390x and riscv64
-# (scripts/cross.sh, which installs its cross compilers and qemu).
+# (scripts/cross.sh, which installs its cross compilers and qemu). And the
+# bare-metal Cortex-M3 build under QEMU's mps2-an385 (scripts/baremetal.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/deps.sh
@@ -21,3 +22,4 @@ for cc in gcc clang; do
 done
 SKIP_DEPS=1 bash scripts/hardening.sh
 bash scripts/cross.sh
+bash scripts/baremetal.sh
