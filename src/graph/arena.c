@@ -64,11 +64,13 @@ static onyx_status zero_inputs(const onyx_session *s, onyx_tensor *in, void **da
 }
 
 /* Creates and runs a session in an arena of cap bytes; *used receives the
- * most of it the two took. ONYX_OUT_OF_MEMORY when cap is too small. */
+ * most of it the two took. ONYX_OUT_OF_MEMORY with *grow set when cap is
+ * too small; without, the heap had no room for the arena itself. */
 static onyx_status try_arena(const onyx_model *m, onyx_session_options o, size_t cap,
                              const onyx_tensor *in, size_t n_in, onyx_tensor *out, size_t n_out,
-                             size_t *used, onyx_error *err) {
+                             size_t *used, bool *grow, onyx_error *err) {
   void *mem = onyx__malloc(cap);
+  *grow = false;
   if (mem == NULL) return onyx__fail(err, ONYX_OUT_OF_MEMORY, "out of memory");
   o.arena = mem;
   o.arena_size = cap;
@@ -79,6 +81,9 @@ static onyx_status try_arena(const onyx_model *m, onyx_session_options o, size_t
     *used = (size_t)(s->arena.fixed - (unsigned char *)mem) + s->arena.fixed_peak;
     onyx_session_free(s);
   }
+  /* A session in an arena takes nothing from the heap, so running out of
+   * memory there means the arena. */
+  *grow = st == ONYX_OUT_OF_MEMORY;
   onyx__free(mem);
   return st;
 }
@@ -94,10 +99,10 @@ static onyx_status measure(const onyx_model *m, const onyx_session_options *o, o
   onyx_tensor *in = t, *out = t + n_in;
   onyx_status st = zero_inputs(h, in, &zeros, err);
   if (st == ONYX_OK) st = onyx_session_run(h, in, n_in, out, n_out, err);
-  for (size_t cap = 1024; st == ONYX_OK; cap *= 2) {
-    st = try_arena(m, *o, cap, in, n_in, out, n_out, size, err);
-    if (st != ONYX_OUT_OF_MEMORY || cap > SIZE_MAX / 4) break;
-    st = ONYX_OK;
+  bool grow = true;
+  for (size_t cap = 1024; st == ONYX_OK && grow; cap *= 2) {
+    st = try_arena(m, *o, cap, in, n_in, out, n_out, size, &grow, err);
+    if (grow && cap <= SIZE_MAX / 4) st = ONYX_OK;
   }
   for (size_t k = 0; k < n_out; k++) onyx_free(out[k].data);
   onyx__free(zeros);

@@ -157,11 +157,37 @@ static void test_rules(void **state) {
   onyx__pbw_free(&bytes);
 }
 
+/* Every heap allocation of the size query failing in turn: each failure
+ * is ONYX_OUT_OF_MEMORY, not a wrong size, and nothing leaks (the
+ * sanitizer and valgrind builds check that). */
+static void test_size_query_out_of_memory(void **state) {
+  (void)state;
+  onyx__pbw bytes;
+  onyx_model *m = load(4, N, &bytes);
+  size_t want = 0, size;
+  unsigned long before = onyx__alloc_count();
+  assert_int_equal(onyx_session_arena_size(m, NULL, &want, NULL), ONYX_OK);
+  unsigned long calls = onyx__alloc_count() - before;
+  assert_true(calls > 5);
+  for (unsigned long n = 1; n <= calls; n++) {
+    onyx_error err = {0};
+    onyx__alloc_fail_at(n);
+    onyx_status st = onyx_session_arena_size(m, NULL, &size, &err);
+    onyx__alloc_fail_at(0);
+    if (st != ONYX_OUT_OF_MEMORY) fail_msg("allocation %lu failing: %s", n, onyx_status_name(st));
+  }
+  assert_int_equal(onyx_session_arena_size(m, NULL, &size, NULL), ONYX_OK);
+  assert_int_equal(size, want);
+  onyx_model_free(m);
+  onyx__pbw_free(&bytes);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_exact_one_node),
       cmocka_unit_test(test_exact_chain),
       cmocka_unit_test(test_rules),
+      cmocka_unit_test(test_size_query_out_of_memory),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
