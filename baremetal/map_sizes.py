@@ -56,6 +56,8 @@ def main():
     print("  %-28s %8s %8s %8s %8s" % ("from", "code", "rodata", "data", "bss"))
     for where, c in rows:
         print("  %-28s %8d %8d %8d %8d" % (where, c["text"], c["rodata"], c["data"], c["bss"]))
+    onyx = totals["libonyx.a"]
+    print("  onyx: %d bytes of code and constants" % (onyx["text"] + onyx["rodata"]))
     print("  largest onyx objects (code and rodata): " +
           ", ".join("%s %d" % (n, s) for n, s in members.most_common(8)))
 

@@ -107,5 +107,9 @@ echo "one Ceil model (spec/test_ceil_example) runs in an arena of $arena bytes (
 echo "size image (startup, main, onyx, newlib): arm-none-eabi-size"
 arm-none-eabi-size "$out/size.elf" | sed 's/^/  /'
 echo "where its bytes come from (the arena is main's bss):"
-/usr/bin/python3 -B baremetal/map_sizes.py "$out/size.map"
+/usr/bin/python3 -B baremetal/map_sizes.py "$out/size.map" | tee "$out/sizes.txt"
+code="$(sed -n 's/^  onyx: \([0-9]*\) bytes.*/\1/p' "$out/sizes.txt")"
+verdict() { [ "$1" -lt "$2" ] && echo "met" || echo "not met"; }
+echo "goals: onyx's code under 32 KB: $(verdict "$code" 32768) ($code bytes);" \
+  "a one-node model's arena under 4 KB: $(verdict "$arena" 4096) ($arena bytes)"
 echo "baremetal.sh: done in $((SECONDS - start)) s"
