@@ -52,6 +52,9 @@ static const char HELP_MAIN[] =
     "  --threads N      worker threads for large tensors (0: the default)\n"
     "  --isa LEVEL      highest instruction set kernels may use: scalar, sse41,\n"
     "                   avx2, avx512, or best (the default: no cap)\n"
+    "  --ops LIB        load the operators of an op library (a shared library\n"
+    "                   exporting onyx_register_ops; repeatable), so that models\n"
+    "                   using them run: see docs/custom-ops.md\n"
     "  -h, --help       show help\n"
     "  --version        show the version (--version --json: as JSON)\n"
     "\n"
@@ -86,6 +89,7 @@ static const char HELP_RUN[] =
     "  --format FORMAT    file format for --output-dir: pb (the default) or npy\n"
     "  --threads N        worker threads for large tensors (0: the default)\n"
     "  --isa LEVEL        scalar, sse41, avx2, avx512 or best\n"
+    "  --ops LIB          load an op library's operators (repeatable)\n"
     "\n"
     "Exit codes: 0 success, 2 usage error (including an unknown, repeated or\n"
     "missing input name), 3 onyx or I/O error.\n";
@@ -122,6 +126,7 @@ static const char HELP_TEST[] =
     "                   terminal\n"
     "  --threads N      worker threads for large tensors (0: the default)\n"
     "  --isa LEVEL      scalar, sse41, avx2, avx512 or best\n"
+    "  --ops LIB        load an op library's operators (repeatable)\n"
     "\n"
     "Exit codes: 0 no case failed, 1 a case failed or no case was found,\n"
     "2 usage error, 3 a PATH could not be read.\n";
@@ -137,6 +142,8 @@ static const char HELP_INFO[] =
     "\n"
     "Options:\n"
     "  --json      print one JSON object instead (fields in docs/cli.md)\n"
+    "  --ops LIB   load an op library's operators (repeatable): nodes they\n"
+    "              serve say so, and count as runnable\n"
     "\n"
     "Exit codes: 0 the model loaded (whether or not onyx runs it), 2 usage\n"
     "error, 3 the file is not a valid ONNX model or could not be read.\n";
@@ -168,6 +175,7 @@ static const char HELP_BENCH[] =
     "                     terminal\n"
     "  --threads N        worker threads for large tensors (0: the default)\n"
     "  --isa LEVEL        scalar, sse41, avx2, avx512 or best\n"
+    "  --ops LIB          load an op library's operators (repeatable)\n"
     "\n"
     "--per-node times each node in isolation: its kernel through the kernel\n"
     "API (onyx_ceil, onyx_floor, onyx_clip, onyx_sign) on one thread, on\n"
@@ -292,7 +300,8 @@ static const struct {
               {"--include", CLI_OPT_FILTER},
               {"--exclude", CLI_OPT_FILTER},
               {"--junit", CLI_OPT_REPORT},
-              {"-j", CLI_OPT_JOBS}};
+              {"-j", CLI_OPT_JOBS},
+              {"--ops", CLI_OPT_OPS}};
 
 /* Finds the valued option arg names ("--opt" or "--opt=VALUE"): returns
  * its index in VALUED and sets *value after an '=', or returns -1. */
@@ -353,6 +362,9 @@ static int set_valued(cli_args *a, unsigned flag, const char *name, const char *
       return parse_threads(a->command, value, &a->opts.threads) ? CLI_OK : CLI_USAGE;
     case CLI_OPT_ISA:
       return parse_isa(a->command, value, &a->opts.isa_cap) ? CLI_OK : CLI_USAGE;
+    case CLI_OPT_OPS:
+      a->ops[a->n_ops++] = value;
+      return CLI_OK;
     case CLI_OPT_INPUT:
       return add_pair(a, "--input", "NAME=FILE", value, a->inputs, &a->n_inputs);
     case CLI_OPT_SHAPE:
@@ -412,7 +424,8 @@ int cli_parse_args(int argc, char **argv, int first, unsigned allowed, cli_args 
   a->positional = malloc(cap * sizeof *a->positional);
   a->includes = malloc(cap * sizeof *a->includes);
   a->excludes = malloc(cap * sizeof *a->excludes);
-  if (!a->inputs || !a->shapes || !a->positional || !a->includes || !a->excludes) {
+  a->ops = malloc(cap * sizeof *a->ops);
+  if (!a->inputs || !a->shapes || !a->positional || !a->includes || !a->excludes || !a->ops) {
     cli_error_oom();
     return CLI_ERROR;
   }
@@ -437,6 +450,7 @@ void cli_free_args(cli_args *a) {
   free(a->positional);
   free(a->includes);
   free(a->excludes);
+  free(a->ops);
 }
 
 /* Whether argv[first..] asks for help (before any "--"). */

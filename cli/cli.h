@@ -39,6 +39,7 @@ enum {
   CLI_OPT_REPORT = 1 << 14, /* --junit */
   CLI_OPT_JOBS = 1 << 15,
   CLI_OPT_JSON = 1 << 16, /* test, info, bench: JSON on stdout */
+  CLI_OPT_OPS = 1 << 17,  /* --ops LIB: every command that makes a session */
 };
 
 /* The command line after parsing. Option strings point into argv. */
@@ -67,6 +68,8 @@ typedef struct cli_args {
   int json;          /* JSON on stdout (test: one record per case) */
   const char *junit; /* JUnit XML report file */
   uint32_t jobs;     /* cases run at once; 0: not given */
+  const char **ops;  /* --ops: op libraries, in order */
+  size_t n_ops;
 } cli_args;
 
 /*
@@ -223,6 +226,12 @@ void cli_print_values(FILE *out, const onyx_tensor *t);
 onyx_status cli_put_attributes(const onyx_model *model, size_t node, int json, onyx_error *err);
 
 /* ---- The commands ---- */
+
+/* Loads the --ops libraries of a into a new registry *reg (NULL without
+ * any) and points a->opts.ops at it; on failure prints the error and
+ * returns CLI_ERROR. Free *reg with onyx_op_registry_free after the
+ * command (ops.c). */
+int cli_load_ops(cli_args *a, onyx_op_registry **reg);
 
 int cli_run(cli_args *a);   /* onyx run (run.c) */
 int cli_info(cli_args *a);  /* onyx info (info.c) */

@@ -18,9 +18,10 @@
 
 /* A loaded model and, when onyx runs it, its session; else why not. */
 typedef struct info_model {
-  cli_model m;            /* m.session is NULL when onyx cannot run the model */
-  onyx_status refused;    /* ONYX_OK, or the status of onyx_session_create() */
-  onyx_error refused_err; /* its message */
+  cli_model m;                 /* m.session is NULL when onyx cannot run the model */
+  onyx_status refused;         /* ONYX_OK, or the status of onyx_session_create() */
+  onyx_error refused_err;      /* its message */
+  const onyx_op_registry *ops; /* --ops, or NULL */
 } info_model;
 
 /* ---- One input or output, as text or JSON --------------------------------- */
@@ -200,11 +201,27 @@ static onyx_status print_opsets(const info_model *im, int json, onyx_error *err)
  * and why not: text says only the refusals, JSON gives "served" for every
  * node, with "reason" null or the library's message. */
 static void put_node_check(const info_model *im, size_t i, int json) {
+  const char *library = NULL;
+  if (onyx_op_registry_serves(im->ops, im->m.model, i, &library)) {
+    if (json) {
+      fputs(", \"served\": true, \"served_by\": \"registered\", \"library\": ", stdout);
+      if (library != NULL)
+        cli_put_json(stdout, library);
+      else
+        fputs("null", stdout);
+      fputs(", \"reason\": null", stdout);
+    } else {
+      printf("    served by a registered op%s%s\n", library ? " from " : "",
+             library ? cli_esc(library) : "");
+    }
+    return;
+  }
   onyx_error err;
   cli_reset_error(&err);
   onyx_status st = onyx_model_node_check(im->m.model, i, &err);
   if (json) {
-    printf(", \"served\": %s, \"reason\": ", st == ONYX_OK ? "true" : "false");
+    printf(", \"served\": %s, \"served_by\": %s, \"reason\": ", st == ONYX_OK ? "true" : "false",
+           st == ONYX_OK ? "\"onyx\"" : "null");
     if (st == ONYX_OK)
       fputs("null", stdout);
     else
@@ -271,6 +288,7 @@ static onyx_status describe(const info_model *im, int json, onyx_error *err) {
 static int open_info(const char *path, const onyx_session_options *opts, info_model *im) {
   memset(im, 0, sizeof *im);
   im->m.path = path;
+  im->ops = opts->ops;
   onyx_error err;
   cli_reset_error(&err);
   onyx_status st = onyx_model_load_file(path, &im->m.model, &err);

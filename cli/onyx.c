@@ -116,8 +116,12 @@ static int run_command(int argc, char **argv) {
   a.runs = -1;
   a.duration = -1;
   onyx_session_options_init(&a.opts);
-  rc = cli_parse_args(argc, argv, 2, CLI_OPT_THREADS | CLI_OPT_ISA | COMMANDS[c].options, &a);
+  rc = cli_parse_args(argc, argv, 2,
+                      CLI_OPT_THREADS | CLI_OPT_ISA | CLI_OPT_OPS | COMMANDS[c].options, &a);
+  onyx_op_registry *ops = NULL;
+  if (rc == CLI_OK) rc = cli_load_ops(&a, &ops);
   if (rc == CLI_OK) rc = COMMANDS[c].run(&a);
+  onyx_op_registry_free(ops);
   cli_free_args(&a);
   return finish_stdout(rc);
 }

@@ -492,11 +492,14 @@ typedef struct onyx_session_options {
    * says how much a model needs. */
   void *arena;
   size_t arena_size; /**< The bytes at arena. */
+  /** Operators registered by the caller (see "Custom operators"), or NULL.
+   * The registry must outlive every session created with it. */
+  const struct onyx_op_registry *ops;
 } onyx_session_options;
 
 /**
  * @brief Fills *opts with the defaults: threads 0, isa_cap ONYX_ISA_BEST,
- * no arena.
+ * no arena, ops NULL.
  * @param opts The options to fill.
  */
 ONYX_API void onyx_session_options_init(onyx_session_options *opts);
@@ -757,6 +760,269 @@ ONYX_API onyx_status onyx_sign(onyx_dtype dtype, size_t n, const void *x, void *
  */
 ONYX_API onyx_status onyx_clip(onyx_dtype dtype, size_t n, const void *x, void *y, const void *lo,
                                const void *hi, onyx_error *err);
+
+/* ---- Custom operators --------------------------------------------------- */
+
+/**
+ * @brief A set of operators the caller implements, registered before
+ * sessions are created and given to them through
+ * onyx_session_options::ops (opaque). docs/custom-ops.md explains the
+ * whole mechanism with an example.
+ *
+ * A node whose domain, op type and opset version match a registered
+ * operator runs the operator's functions; every other node is onyx's.
+ * Registered operators take part in the whole graph: topological order,
+ * Constant inputs, value lifetimes and buffer reuse. onyx's fused
+ * element-wise chains stop at them.
+ *
+ * Thread safety: adding to a registry must not overlap a session creation
+ * that uses it. Sessions only read it, and may run the operators' functions
+ * from several threads at once (concurrent onyx_session_run() calls).
+ */
+typedef struct onyx_op_registry onyx_op_registry;
+
+/**
+ * @brief What a registered operator's functions receive (opaque): the node,
+ * its inputs, outputs and attributes. Valid only during the call.
+ */
+typedef struct onyx_op_context onyx_op_context;
+
+/** @brief The bit of one element type in a type mask. */
+#define ONYX_DTYPE_BIT(dtype) (UINT32_C(1) << (unsigned)(dtype))
+/** @brief A type mask allowing every type onyx knows. */
+#define ONYX_DTYPES_ALL UINT32_C(0)
+/** @brief For onyx_custom_op::max_inputs and max_outputs: no upper bound. */
+#define ONYX_OP_VARIADIC UINT32_MAX
+/** @brief The most input or output type masks a definition may give. */
+#define ONYX_OP_MAX_TYPED 16
+
+/**
+ * @brief The shape-and-type function of a registered operator.
+ *
+ * Reads the inputs' types and shapes with onyx_op_input() and sets every
+ * named output's type and shape with onyx_op_set_output(). onyx calls it
+ * when a session is created and, for a node some of whose input shapes
+ * were unknown then, again on each run with the run's shapes, before
+ * anything of that run is computed. At session creation an unknown
+ * dimension reads -1 and an input of unknown rank reads rank 0; onyx then
+ * keeps only the output types, and the shapes come from the run-time call.
+ * @return ONYX_OK, or an error status after onyx_op_fail(): the session
+ *         creation or run fails with it, naming the node.
+ */
+typedef onyx_status (*onyx_op_infer_fn)(onyx_op_context *ctx);
+
+/**
+ * @brief The compute function of a registered operator: reads the inputs
+ * with onyx_op_input(), writes the outputs whose buffers onyx allocated
+ * from the shapes the infer function gave (onyx_op_output()).
+ *
+ * It runs on the thread that called onyx_session_run(); it may spread work
+ * over the session's threads with onyx_op_parallel_for(). It must write no
+ * more than each output's size: onyx cannot stop a write out of bounds.
+ * @return ONYX_OK, or an error status (after onyx_op_fail() for a message):
+ *         the run fails with it, naming the node and op.
+ */
+typedef onyx_status (*onyx_op_compute_fn)(onyx_op_context *ctx);
+
+/**
+ * @brief The definition of an operator, given to onyx_op_registry_add(),
+ * which copies it (strings included). Zero-initialise it and fill the
+ * fields needed.
+ */
+typedef struct onyx_custom_op {
+  const char *domain;   /**< "" (or NULL) for ai.onnx, else e.g. "com.example". */
+  const char *name;     /**< The op type, e.g. "Relu". */
+  int64_t since_min;    /**< The lowest opset version of the domain served (>= 1). */
+  int64_t since_max;    /**< The highest one served; 0 for no upper bound. */
+  uint32_t min_inputs;  /**< Inputs 0 .. min_inputs-1 are required (named). */
+  uint32_t max_inputs;  /**< Up to this many inputs, or ONYX_OP_VARIADIC; later
+                             optional inputs may be omitted (empty names). */
+  uint32_t min_outputs; /**< At least this many outputs, each named. */
+  uint32_t max_outputs; /**< At most this many (>= 1), or ONYX_OP_VARIADIC;
+                             optional outputs may be omitted (empty names). */
+  /** Allowed types of input i: a mask of ONYX_DTYPE_BIT(), ONYX_DTYPES_ALL
+   * for any. Inputs past n_input_types use the last entry; 0 entries allow
+   * any type everywhere. */
+  uint32_t input_types[ONYX_OP_MAX_TYPED];
+  uint32_t n_input_types; /**< Entries of input_types used (0 .. ONYX_OP_MAX_TYPED). */
+  /** Allowed types of output k, checked against what infer sets; as
+   * input_types. */
+  uint32_t output_types[ONYX_OP_MAX_TYPED];
+  uint32_t n_output_types; /**< Entries of output_types used. */
+  int same_input_types;    /**< Non-zero: every present input has input 0's type. */
+  /** Non-zero: output k may be written into input k's buffer when nothing
+   * else reads input k afterwards (compute must allow x == y then). */
+  int allows_in_place;
+  /** Non-zero: serve this op even though onyx implements it (domain ""
+   * and an op onyx serves); without it registering such an op is an
+   * error. */
+  int override_builtin;
+  onyx_op_infer_fn infer;     /**< Required. */
+  onyx_op_compute_fn compute; /**< Required. */
+  void *user_data;            /**< Passed through (onyx_op_user_data()). */
+  /** Called with user_data when the registry is freed, if not NULL. */
+  void (*destroy)(void *user_data);
+} onyx_custom_op;
+
+/**
+ * @brief Creates an empty registry.
+ * @param out Receives it; free it with onyx_op_registry_free().
+ * @param err Receives the status and message on failure; may be NULL.
+ * @return ONYX_OK, ONYX_INVALID_ARGUMENT (out NULL), ONYX_OUT_OF_MEMORY.
+ */
+ONYX_API onyx_status onyx_op_registry_create(onyx_op_registry **out, onyx_error *err);
+
+/**
+ * @brief Frees a registry: calls each operator's destroy(user_data), then
+ * closes the libraries it loaded. Sessions created with it must be freed
+ * first.
+ * @param reg The registry, or NULL (a no-op).
+ */
+ONYX_API void onyx_op_registry_free(onyx_op_registry *reg);
+
+/**
+ * @brief Registers an operator.
+ *
+ * On success the registry owns def->user_data (destroy is called when the
+ * registry is freed); on failure nothing is kept and destroy is not
+ * called.
+ * @param reg The registry.
+ * @param def The definition; copied.
+ * @param err Receives the status and message on failure; may be NULL.
+ * @return ONYX_OK; ONYX_INVALID_ARGUMENT, naming the op and field, for a
+ *         NULL or empty name, a NULL infer or compute, since_min < 1 or
+ *         since_max below it, min > max inputs or outputs, max_outputs 0,
+ *         more than ONYX_OP_MAX_TYPED type masks, a mask with a bit that is
+ *         no type, an op onyx implements without override_builtin, or one
+ *         already registered for an overlapping version range;
+ *         ONYX_OUT_OF_MEMORY.
+ */
+ONYX_API onyx_status onyx_op_registry_add(onyx_op_registry *reg, const onyx_custom_op *def,
+                                          onyx_error *err);
+
+/**
+ * @brief The registration function an op library exports under the name
+ * onyx_register_ops (mark it ONYX_OP_LIBRARY_EXPORT): it adds the
+ * library's operators with onyx_op_registry_add() and returns ONYX_OK, or
+ * an error with a message in err.
+ */
+typedef onyx_status (*onyx_register_ops_fn)(onyx_op_registry *reg, onyx_error *err);
+
+/** @brief Exports an op library's onyx_register_ops from its shared library. */
+#if defined(_WIN32)
+#define ONYX_OP_LIBRARY_EXPORT __declspec(dllexport)
+#elif defined(__GNUC__)
+#define ONYX_OP_LIBRARY_EXPORT __attribute__((visibility("default")))
+#else
+#define ONYX_OP_LIBRARY_EXPORT
+#endif
+
+/**
+ * @brief Loads an op library: a shared library exporting
+ * `onyx_status onyx_register_ops(onyx_op_registry *reg, onyx_error *err)`,
+ * which onyx calls once to let it add its operators. The library stays
+ * loaded until the registry is freed.
+ * @param reg  The registry.
+ * @param path The library's file (as dlopen takes it: a name without '/'
+ *             is searched on the library path).
+ * @param err  Receives the status and message on failure; may be NULL.
+ * @return ONYX_OK; ONYX_IO when the library cannot be loaded or lacks
+ *         onyx_register_ops; the status of onyx_register_ops when it
+ *         fails (its message prefixed with the path); ONYX_INVALID_ARGUMENT
+ *         for NULL arguments; ONYX_OUT_OF_MEMORY.
+ */
+ONYX_API onyx_status onyx_op_registry_load_library(onyx_op_registry *reg, const char *path,
+                                                   onyx_error *err);
+
+/**
+ * @brief Whether a registered operator serves the node-th node of a
+ * model (its domain, op type and opset version), as session creation
+ * would decide.
+ * @param reg     The registry, or NULL (nothing registered).
+ * @param model   A loaded model.
+ * @param node    From 0 to onyx_model_node_count() - 1.
+ * @param library If not NULL, receives the path given to
+ *                onyx_op_registry_load_library() for an operator a
+ *                library registered, else NULL; valid until the registry
+ *                is freed.
+ * @return 1 if one does, 0 if not (or for bad arguments).
+ */
+ONYX_API int onyx_op_registry_serves(const onyx_op_registry *reg, const onyx_model *model,
+                                     size_t node, const char **library);
+
+/** @brief The user_data of the operator whose function is running. */
+ONYX_API void *onyx_op_user_data(const onyx_op_context *ctx);
+/** @brief The node's name ("" if it has none), for messages. */
+ONYX_API const char *onyx_op_node_name(const onyx_op_context *ctx);
+/** @brief The opset version of the node's domain that the model imports. */
+ONYX_API int64_t onyx_op_opset(const onyx_op_context *ctx);
+/** @brief The node's number of inputs, omitted ones included. */
+ONYX_API size_t onyx_op_input_count(const onyx_op_context *ctx);
+/** @brief The node's number of outputs, omitted ones included. */
+ONYX_API size_t onyx_op_output_count(const onyx_op_context *ctx);
+
+/**
+ * @brief Describes input i: type, rank and dims, and in compute its data
+ * (read-only) and size in bytes. In infer, data is set only for a
+ * constant input (an initializer or a Constant node's value; NULL for a
+ * payload of 64 KiB or more not yet read). An omitted optional input has
+ * dtype ONYX_DTYPE_UNDEFINED and data NULL.
+ * @return ONYX_OK, or ONYX_INVALID_ARGUMENT for a bad index or NULL.
+ */
+ONYX_API onyx_status onyx_op_input(const onyx_op_context *ctx, size_t i, onyx_tensor *out);
+
+/**
+ * @brief In compute: output k's type, shape and buffer (data, size in
+ * bytes), as infer set them. An omitted optional output has dtype
+ * ONYX_DTYPE_UNDEFINED and data NULL.
+ * @return ONYX_OK, or ONYX_INVALID_ARGUMENT for a bad index, a NULL
+ *         pointer, or a call from infer.
+ */
+ONYX_API onyx_status onyx_op_output(const onyx_op_context *ctx, size_t k, onyx_tensor *out);
+
+/**
+ * @brief In infer: sets output k's type and shape (a call for an omitted
+ * output is accepted and ignored).
+ * @return ONYX_OK; ONYX_TYPE for a type onyx does not know or the
+ *         definition's output_types do not allow; ONYX_SHAPE for rank above
+ *         ONYX_MAX_RANK or a negative dimension (-1 is accepted at session
+ *         creation while an input shape is unknown); ONYX_LIMIT when the
+ *         element count overflows or exceeds onyx's limit;
+ *         ONYX_INVALID_ARGUMENT for a bad index or a call from compute.
+ *         A failure is also recorded in ctx, so that infer may simply
+ *         return the status.
+ */
+ONYX_API onyx_status onyx_op_set_output(onyx_op_context *ctx, size_t k, onyx_dtype dtype,
+                                        uint32_t rank, const int64_t *dims);
+
+/**
+ * @brief Finds the node's attribute called name, in the representation of
+ * onyx_model_node_attribute().
+ * @return 1 and *out filled when the node has it, else 0.
+ */
+ONYX_API int onyx_op_attribute(const onyx_op_context *ctx, const char *name,
+                               onyx_attribute_info *out);
+
+/**
+ * @brief Calls fn(arg, i) for every i in [0, n) on the session's threads,
+ * the calling one included, and returns when all calls are done. Calls may
+ * run in any order and at once; each i is called exactly once.
+ * @param ctx A compute context (from infer, the calls run on the calling
+ *            thread).
+ */
+ONYX_API void onyx_op_parallel_for(onyx_op_context *ctx, size_t n, void (*fn)(void *arg, size_t i),
+                                   void *arg);
+
+/**
+ * @brief Records why the operator failed: status and a printf-style
+ * message, which onyx reports prefixed with the node and op. Returns
+ * status, so that a function can `return onyx_op_fail(ctx, ...)`.
+ */
+ONYX_API onyx_status onyx_op_fail(onyx_op_context *ctx, onyx_status status, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
 
 #ifdef __cplusplus
 }

@@ -10,6 +10,7 @@
 
 #include "core/alloc.h"
 #include "core/error.h"
+#include "graph/custom.h"
 #include "graph/session.h"
 
 /* The state of one value during one run. Shapes are borrowed: a computed
@@ -37,6 +38,7 @@ struct onyx__run_ctx {
    * its mark after this context: each run gives back what it took. */
   onyx__arena *fixed;
   size_t mark;
+  onyx_tensor *views;     /* per value, what registered operators see; NULL without them */
 };
 
 void onyx__run_ctx_free(onyx__run_ctx *c) {
@@ -49,6 +51,7 @@ void onyx__run_ctx_free(onyx__run_ctx *c) {
   onyx__free(c->need);
   onyx__free(c->params);
   onyx__free(c->scratch);
+  onyx__free(c->views);
   onyx__free(c);
 }
 
@@ -71,10 +74,11 @@ static onyx__run_ctx *run_ctx_new(onyx_session *s) {
   c->scratch_stride = (size_t)s->n_scratch * ONYX__TILE_BYTES;
   if (c->scratch_stride > 0)
     c->scratch = onyx__arena_or_heap_calloc(a, c->scratch_stride, s->workers);
+  if (s->n_custom > 0) c->views = onyx__arena_or_heap_calloc(a, s->n_values + 1, sizeof *c->views);
   c->fixed = a->fixed != NULL ? a : NULL;
   c->mark = onyx__arena_mark(a);
   if (!c->slots || !c->allocated || !c->buffers || !c->capacity || !c->need || !c->params ||
-      (c->scratch_stride > 0 && !c->scratch)) {
+      (c->scratch_stride > 0 && !c->scratch) || (s->n_custom > 0 && !c->views)) {
     c->n_buffers = 0; /* buffers are all NULL: nothing else to free */
     onyx__run_ctx_free(c);
     return NULL;
@@ -275,10 +279,20 @@ static onyx_status bind_whole_buffers(const onyx_session *s, onyx__run_ctx *c, o
     const onyx__step *st = &s->steps[k];
     size_t nbytes = c->slots[st->y].nbytes;
     if (st->buf >= 0 && need[st->buf] < nbytes) need[st->buf] = nbytes;
+    for (uint32_t o = 0; st->custom != NULL && o < st->custom->n_out; o++) {
+      int32_t b = st->custom->buf[o];
+      if (b >= 0 && need[b] < c->slots[st->custom->out[o]].nbytes)
+        need[b] = c->slots[st->custom->out[o]].nbytes;
+    }
   }
   for (size_t b = 0; b < c->n_buffers; b++) ONYX__TRY(reserve(c, b, need[b], err));
-  for (size_t k = 0; k < s->n_steps; k++)
-    if (s->steps[k].buf >= 0) c->slots[s->steps[k].y].data = c->buffers[s->steps[k].buf];
+  for (size_t k = 0; k < s->n_steps; k++) {
+    const onyx__step *st = &s->steps[k];
+    if (st->buf >= 0) c->slots[st->y].data = c->buffers[st->buf];
+    for (uint32_t o = 0; st->custom != NULL && o < st->custom->n_out; o++)
+      if (st->custom->buf[o] >= 0)
+        c->slots[st->custom->out[o]].data = c->buffers[st->custom->buf[o]];
+  }
   return ONYX_OK;
 }
 
@@ -306,6 +320,47 @@ size_t onyx__session_working_bytes(onyx_session *s) {
   return bytes;
 }
 
+/* What a registered operator sees of value v: its type, shape and data. */
+static void view_value(const onyx_session *s, const onyx__run_ctx *c, int32_t v) {
+  const slot *sl = &c->slots[v];
+  onyx_tensor *t = &c->views[v];
+  t->dtype = s->values[v].desc.dtype;
+  t->rank = sl->rank;
+  for (uint32_t d = 0; d < ONYX_MAX_RANK; d++) t->dims[d] = d < sl->rank ? sl->dims[d] : 0;
+  t->data = sl->data;
+  t->size = sl->nbytes;
+}
+
+/* The shapes of a registered operator's outputs at this run. Their dims
+ * live in the views, which later steps' slots borrow. */
+static onyx_status custom_shapes(const onyx_session *s, onyx__run_ctx *c,
+                                 const onyx__custom_node *cn, onyx_error *err) {
+  for (uint32_t i = 0; i < cn->n_in; i++)
+    if (cn->in[i] >= 0) view_value(s, c, cn->in[i]);
+  ONYX__TRY(onyx__custom_shapes(s, cn, c->views, err));
+  for (uint32_t k = 0; k < cn->n_out; k++) {
+    int32_t v = cn->out[k];
+    if (v < 0) continue;
+    slot *y = &c->slots[v];
+    y->dims = c->views[v].dims;
+    y->rank = c->views[v].rank;
+    y->nbytes = c->views[v].size;
+    y->count = y->nbytes / onyx__dtype_size(c->views[v].dtype);
+  }
+  return ONYX_OK;
+}
+
+/* Runs a registered operator's step: its inputs' data and its outputs'
+ * buffers are known now. */
+static onyx_status custom_compute(const onyx_session *s, onyx__run_ctx *c,
+                                  const onyx__custom_node *cn, onyx_error *err) {
+  for (uint32_t i = 0; i < cn->n_in; i++)
+    if (cn->in[i] >= 0) view_value(s, c, cn->in[i]);
+  for (uint32_t k = 0; k < cn->n_out; k++)
+    if (cn->out[k] >= 0) view_value(s, c, cn->out[k]);
+  return onyx__custom_compute(s, cn, c->views, err);
+}
+
 static onyx_status prepare_run(const onyx_session *s, onyx__run_ctx *c, const onyx_tensor *inputs,
                                onyx_tensor *outputs, onyx_error *err) {
   slot *slots = c->slots;
@@ -328,6 +383,10 @@ static onyx_status prepare_run(const onyx_session *s, onyx__run_ctx *c, const on
   }
   for (size_t k = 0; k < s->n_steps; k++) {
     const onyx__step *st = &s->steps[k];
+    if (st->custom != NULL) {
+      ONYX__TRY(custom_shapes(s, c, st->custom, err));
+      continue;
+    }
     slot *x = &slots[st->x], *y = &slots[st->y];
     y->dims = x->dims;
     y->rank = x->rank;
@@ -368,10 +427,15 @@ static onyx_status prepare_run(const onyx_session *s, onyx__run_ctx *c, const on
 }
 
 /* 3. The groups in order, each after its kernel parameters: a run-time
- * input may be computed by an earlier group. */
-static void run_steps(const onyx_session *s, onyx__run_ctx *c) {
+ * input may be computed by an earlier group. Only a registered operator's
+ * compute can fail here. */
+static onyx_status run_steps(const onyx_session *s, onyx__run_ctx *c, onyx_error *err) {
   for (size_t g = 0; g < s->n_groups; g++) {
     const onyx__group *grp = &s->groups[g];
+    if (s->steps[grp->first].custom != NULL) {
+      ONYX__TRY(custom_compute(s, c, s->steps[grp->first].custom, err));
+      continue;
+    }
     for (size_t k = grp->first; k < grp->first + grp->n_steps; k++) {
       const onyx__step *step = &s->steps[k];
       c->params[k] = step->prep.params;
@@ -392,6 +456,7 @@ static void run_steps(const onyx_session *s, onyx__run_ctx *c) {
     }
     run_group(s, grp, c);
   }
+  return ONYX_OK;
 }
 
 /* 4. Outputs no step wrote directly (inputs, constants, repeats), and every
@@ -434,8 +499,8 @@ onyx_status onyx_session_run(onyx_session *s, const onyx_tensor *inputs, size_t 
   onyx__run_ctx_begin(c);
 
   onyx_status st = prepare_run(s, c, inputs, outputs, err);
+  if (st == ONYX_OK) st = run_steps(s, c, err);
   if (st == ONYX_OK) {
-    run_steps(s, c);
     finish_outputs(s, c, outputs);
   } else {
     /* Frees what this run allocated; the flags go back to false, as a

@@ -13,6 +13,7 @@
 
 #include "core/error.h"
 #include "core/format.h"
+#include "graph/custom.h"
 #include "os/os.h"
 
 /* ---- Names -> value indices ------------------------------------------- */
@@ -94,6 +95,7 @@ typedef struct builder {
   name_table names;
   size_t max_values;
   onyx_error *err;
+  onyx_tensor *views; /* scratch for registered ops' infer, one per value; made on first use */
 } builder;
 
 static const char *describe_producer(const onyx__value *v, char *buf, size_t cap) {
@@ -437,6 +439,44 @@ static onyx_status check_input_types(builder *b, size_t n, const onyx__op_versio
   return ONYX_OK;
 }
 
+/* Node n, which the registered operator op serves: a step of its own. */
+static onyx_status plan_custom_node(builder *b, size_t n, const onyx__custom_entry *op) {
+  onyx_session *s = b->s;
+  const onyx__node *node = &b->g->nodes[n];
+  onyx__custom_node *cn = onyx__arena_alloc(&s->arena, sizeof *cn);
+  int32_t *io =
+      onyx__arena_alloc(&s->arena, sizeof(int32_t) * (node->n_inputs + 2 * node->n_outputs));
+  if (b->views == NULL) b->views = onyx__calloc(s->n_values + 1, sizeof *b->views);
+  if (cn == NULL || io == NULL || b->views == NULL)
+    return onyx__fail(b->err, ONYX_OUT_OF_MEMORY, "out of memory");
+  *cn = (onyx__custom_node){op,
+                            (uint32_t)n,
+                            onyx__custom_domain_version(b->m, node->domain),
+                            (uint32_t)node->n_inputs,
+                            (uint32_t)node->n_outputs,
+                            io,
+                            io + node->n_inputs,
+                            io + node->n_inputs + node->n_outputs,
+                            false};
+  for (size_t i = 0; i < node->n_inputs; i++)
+    cn->in[i] = node->inputs[i][0] != '\0' ? table_find(&b->names, node->inputs[i]) : -1;
+  for (size_t k = 0; k < node->n_outputs; k++) {
+    cn->out[k] = node->outputs[k][0] != '\0' ? table_find(&b->names, node->outputs[k]) : -1;
+    cn->buf[k] = -1;
+  }
+  ONYX__TRY(onyx__custom_prepare(s, cn, b->views, b->err));
+  onyx__step *st = &s->steps[s->n_steps++];
+  memset(st, 0, sizeof *st);
+  st->node = (uint32_t)n;
+  st->custom = cn;
+  for (size_t k = node->n_outputs; k-- > 0;) /* check_node made sure one is named */
+    if (cn->out[k] >= 0) st->x = st->y = (uint32_t)cn->out[k];
+  for (size_t i = 0; i < ONYX__MAX_OP_INPUTS; i++) st->in[i] = -1;
+  st->sx = st->sy = st->buf = -1;
+  s->n_custom++;
+  return ONYX_OK;
+}
+
 static onyx_status plan_nodes(builder *b, const uint32_t *order) {
   onyx_session *s = b->s;
   const onyx__graph *g = b->g;
@@ -445,6 +485,11 @@ static onyx_status plan_nodes(builder *b, const uint32_t *order) {
   for (size_t k = 0; k < g->n_nodes; k++) {
     size_t n = order[k];
     const onyx__node *node = &g->nodes[n];
+    const onyx__custom_entry *custom = onyx__custom_find(s->opts.ops, b->m, n);
+    if (custom != NULL) {
+      ONYX__TRY(plan_custom_node(b, n, custom));
+      continue;
+    }
     const onyx__op *op = NULL;
     const onyx__op_version *ver = NULL;
     ONYX__TRY(check_node(b->m, n, &op, &ver, b->err));
@@ -567,6 +612,15 @@ static onyx_status plan_outputs(builder *b) {
   return ONYX_OK;
 }
 
+/* The values a registered operator reads or writes are whole. */
+static void custom_whole(const onyx__custom_node *cn, bool *whole) {
+  if (cn == NULL) return;
+  for (uint32_t i = 0; i < cn->n_in; i++)
+    if (cn->in[i] >= 0) whole[cn->in[i]] = true;
+  for (uint32_t k = 0; k < cn->n_out; k++)
+    if (cn->out[k] >= 0) whole[cn->out[k]] = true;
+}
+
 static uint32_t group_root(uint32_t *parent, uint32_t i) {
   while (parent[i] != i) i = parent[i] = parent[parent[i]];
   return i;
@@ -593,6 +647,48 @@ static void release(const uint32_t *last_use, size_t k, uint32_t v, int32_t *til
   give(tiles, tile_of[v]);
   give(bufs, buf_of[v]);
   tile_of[v] = buf_of[v] = -1;
+}
+
+/* Step k reads the inputs of custom node cn (true) or writes its outputs
+ * (false): the last use of each, for plan_memory. NULL: nothing. */
+static void custom_uses(const onyx__custom_node *cn, uint32_t *last_use, uint32_t k, bool inputs) {
+  if (cn == NULL) return;
+  const int32_t *v = inputs ? cn->in : cn->out;
+  for (uint32_t i = 0; i < (inputs ? cn->n_in : cn->n_out); i++)
+    if (v[i] >= 0) last_use[v[i]] = k;
+}
+
+/* Whole buffers for a registered operator's outputs (graph outputs are
+ * written in the caller's buffers). Output k takes input k's buffer where
+ * the op allows it and nothing reads input k later; other inputs are given
+ * back only after the outputs took theirs, since the op reads them while
+ * writing. */
+static void plan_custom_buffers(onyx__custom_node *cn, uint32_t k, const uint32_t *last_use,
+                                const bool *is_output, int32_t *buf_of, free_list *bufs) {
+  for (uint32_t o = 0; o < cn->n_out; o++) {
+    int32_t y = cn->out[o], x = o < cn->n_in ? cn->in[o] : -1;
+    if (y < 0 || is_output[y]) continue;
+    bool reuse = cn->op->def.allows_in_place && x >= 0 && last_use[x] == k && buf_of[x] >= 0;
+    for (uint32_t i = 0; reuse && i < cn->n_in; i++)
+      if (i != o && cn->in[i] == x) reuse = false; /* read again as another input */
+    if (reuse) {
+      buf_of[y] = buf_of[x];
+      buf_of[x] = -1;
+    } else {
+      buf_of[y] = take(bufs);
+    }
+    cn->buf[o] = buf_of[y];
+  }
+  for (uint32_t i = 0; i < cn->n_in; i++)
+    if (cn->in[i] >= 0 && last_use[cn->in[i]] == k) {
+      give(bufs, buf_of[cn->in[i]]);
+      buf_of[cn->in[i]] = -1;
+    }
+  for (uint32_t o = 0; o < cn->n_out; o++)
+    if (cn->out[o] >= 0 && last_use[cn->out[o]] == k) {
+      give(bufs, buf_of[cn->out[o]]);
+      buf_of[cn->out[o]] = -1;
+    }
 }
 
 /*
@@ -624,8 +720,13 @@ static onyx_status plan_memory(builder *b, const bool *whole) {
   for (size_t o = 0; o < s->n_outputs; o++) is_output[s->output_values[o]] = true;
   /* A value no step reads is dead after the step that writes it. */
   for (size_t k = 0; k < n; k++) last_use[s->steps[k].y] = (uint32_t)k;
+  for (size_t k = 0; k < n; k++) custom_uses(s->steps[k].custom, last_use, (uint32_t)k, false);
   for (size_t k = 0; k < n; k++) {
     const onyx__step *st = &s->steps[k];
+    if (st->custom != NULL) {
+      custom_uses(st->custom, last_use, (uint32_t)k, true);
+      continue;
+    }
     last_use[st->x] = (uint32_t)k;
     for (size_t i = 0; i < ONYX__MAX_OP_INPUTS; i++)
       if (st->in[i] >= 0) last_use[st->in[i]] = (uint32_t)k;
@@ -634,6 +735,10 @@ static onyx_status plan_memory(builder *b, const bool *whole) {
     tiles.n_free = tiles.made = 0; /* tiles are reused from group to group */
     for (uint32_t k = s->groups[g].first; k < s->groups[g].first + s->groups[g].n_steps; k++) {
       onyx__step *st = &s->steps[k];
+      if (st->custom != NULL) {
+        plan_custom_buffers(st->custom, k, last_use, is_output, buf_of, &bufs);
+        continue;
+      }
       st->sx = tile_of[st->x];
       release(last_use, k, st->x, tile_of, buf_of, &tiles, &bufs);
       for (size_t i = 0; i < ONYX__MAX_OP_INPUTS; i++)
@@ -672,8 +777,14 @@ static onyx_status plan_groups(builder *b) {
 
   bool fuse = true;
   for (size_t v = 0; v < s->n_values; v++) producer[v] = -1;
-  for (size_t i = 0; i < n; i++) producer[s->steps[i].y] = (int32_t)i;
+  for (size_t i = 0; i < n; i++) {
+    const onyx__custom_node *cn = s->steps[i].custom;
+    producer[s->steps[i].y] = (int32_t)i;
+    for (uint32_t k = 0; cn != NULL && k < cn->n_out; k++)
+      if (cn->out[k] >= 0) producer[cn->out[k]] = (int32_t)i;
+  }
   for (size_t o = 0; o < s->n_outputs; o++) whole[s->output_values[o]] = true;
+  for (size_t i = 0; i < n; i++) custom_whole(s->steps[i].custom, whole);
   for (size_t i = 0; i < n; i++)
     for (size_t k = 0; k < ONYX__MAX_OP_INPUTS; k++) {
       int32_t bv = s->steps[i].in[k];
@@ -686,10 +797,13 @@ static onyx_status plan_groups(builder *b) {
     parent[i] = (uint32_t)i;
     group_of_root[i] = -1;
   }
+  /* A registered operator's step is a group of its own, and so a chain
+   * stops at it: what it reads and writes is whole. */
   if (fuse)
     for (size_t i = 0; i < n; i++) {
       int32_t p = producer[s->steps[i].x];
-      if (p >= 0) parent[group_root(parent, (uint32_t)i)] = group_root(parent, (uint32_t)p);
+      if (p >= 0 && s->steps[i].custom == NULL && s->steps[p].custom == NULL)
+        parent[group_root(parent, (uint32_t)i)] = group_root(parent, (uint32_t)p);
     }
   else
     for (size_t v = 0; v < s->n_values; v++) whole[v] = true;
@@ -740,7 +854,7 @@ onyx_status onyx_session_create(const onyx_model *model, const onyx_session_opti
   else
     onyx_session_options_init(&s->opts);
 
-  builder b = {s, model, &model->graph, {0, NULL, 0}, 0, err};
+  builder b = {s, model, &model->graph, {0, NULL, 0}, 0, err, NULL};
   const onyx__graph *g = &model->graph;
   b.max_values = g->n_inputs + g->n_initializers;
   for (size_t i = 0; i < g->n_nodes; i++) b.max_values += g->nodes[i].n_outputs;
@@ -753,6 +867,7 @@ onyx_status onyx_session_create(const onyx_model *model, const onyx_session_opti
   if (st == ONYX_OK) st = add_node_outputs(&b);
   if (st == ONYX_OK) st = sort_nodes(&b, &order);
   if (st == ONYX_OK) st = plan_nodes(&b, order);
+  onyx__free(b.views);
   if (st == ONYX_OK) st = plan_outputs(&b);
   if (st == ONYX_OK) st = plan_groups(&b);
   if (st == ONYX_OK) st = link_symbolic_dims(&b);

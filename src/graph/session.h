@@ -40,6 +40,10 @@ typedef struct onyx__step {
   int32_t sx, sy;                  /* scratch tile holding x / y inside a fused group, or -1 */
   int32_t buf;                     /* whole buffer of the run context holding y when y is
                                     * written whole but is no graph output, or -1 */
+  /* A node a registered operator serves (graph/custom.h), or NULL. Such a
+   * step is a group of its own; x and y are its first named output, and
+   * prep, in, sx, sy and buf are unused. */
+  struct onyx__custom_node *custom;
 } onyx__step;
 
 /*
@@ -122,6 +126,7 @@ struct onyx_session {
   size_t n_outputs;
   uint32_t *output_values;
   onyx_value_info *output_info;
+  uint32_t n_custom; /* steps of registered operators */
 };
 
 #endif

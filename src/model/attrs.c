@@ -24,6 +24,24 @@ static void view_tensor(const onyx__tensor *t, onyx_attribute_info *out) {
   out->tensor.size = t->data != NULL ? t->nbytes : 0;
 }
 
+void onyx__attr_view(const onyx__attr *a, onyx_attribute_info *out) {
+  memset(out, 0, sizeof *out);
+  out->name = a->name;
+  out->type = (int)a->type;
+  if (a->type == ONYX__ATTR_FLOAT) out->f = a->f;
+  if (a->type == ONYX__ATTR_INT) out->i = a->i;
+  if (a->type == ONYX__ATTR_STRING) out->s = a->s;
+  if (a->type == ONYX__ATTR_FLOATS) {
+    out->count = a->n_floats;
+    out->floats = a->floats;
+  }
+  if (a->type == ONYX__ATTR_INTS) {
+    out->count = a->n_ints;
+    out->ints = a->ints;
+  }
+  if (a->type == ONYX__ATTR_TENSOR && a->t != NULL) view_tensor(a->t, out);
+}
+
 onyx_status onyx_model_node_attribute(const onyx_model *model, size_t node, size_t index,
                                       onyx_attribute_info *out, onyx_error *err) {
   if (model == NULL || out == NULL)
@@ -40,21 +58,6 @@ onyx_status onyx_model_node_attribute(const onyx_model *model, size_t node, size
                       "onyx_model_node_attribute: index %zu is out of range (node %zu has %zu "
                       "attributes)",
                       index, node, n->n_attrs);
-  const onyx__attr *a = &n->attrs[index];
-  memset(out, 0, sizeof *out);
-  out->name = a->name;
-  out->type = (int)a->type;
-  if (a->type == ONYX__ATTR_FLOAT) out->f = a->f;
-  if (a->type == ONYX__ATTR_INT) out->i = a->i;
-  if (a->type == ONYX__ATTR_STRING) out->s = a->s;
-  if (a->type == ONYX__ATTR_FLOATS) {
-    out->count = a->n_floats;
-    out->floats = a->floats;
-  }
-  if (a->type == ONYX__ATTR_INTS) {
-    out->count = a->n_ints;
-    out->ints = a->ints;
-  }
-  if (a->type == ONYX__ATTR_TENSOR && a->t != NULL) view_tensor(a->t, out);
+  onyx__attr_view(&n->attrs[index], out);
   return ONYX_OK;
 }

@@ -271,6 +271,10 @@ onyx_status onyx__map_file(const char *path, const uint8_t **bytes, size_t *size
                            onyx__os_file *file, onyx__file_id *id, onyx_error *err);
 void onyx__unmap_file(const uint8_t *bytes, size_t size);
 
+/* The attribute as the API describes it (onyx_attribute_info), pointing
+ * into the model. attrs.c. */
+void onyx__attr_view(const onyx__attr *a, onyx_attribute_info *out);
+
 /* The IR versions onyx reads. */
 #define ONYX__MIN_IR_VERSION 3
 #define ONYX__MAX_IR_VERSION 11

@@ -176,4 +176,20 @@ int onyx__os_file_map(onyx__os_file f, uint64_t offset, size_t n, onyx__os_map *
                       const void **data);
 void onyx__os_unmap(onyx__os_map map);
 
+/*
+ * Shared libraries, for op libraries (onyx_op_registry_load_library).
+ * POSIX: dlopen, dlsym, dlclose; Windows: LoadLibraryW (the path as UTF-8
+ * converted to UTF-16), GetProcAddress, FreeLibrary. A platform without
+ * them fails every open.
+ */
+typedef struct onyx__os_library onyx__os_library;
+/* Opens the library at path into *out. Returns 0, or non-zero on failure:
+ * then a description (the platform's, e.g. dlerror's) is copied into
+ * why[0 .. cap-1], NUL-terminated. */
+int onyx__os_library_open(const char *path, onyx__os_library **out, char *why, size_t cap);
+/* The address of the function called name in lib, or NULL. */
+void (*onyx__os_library_symbol(onyx__os_library *lib, const char *name))(void);
+/* Closes lib (NULL: nothing). */
+void onyx__os_library_close(onyx__os_library *lib);
+
 #endif

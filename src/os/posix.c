@@ -80,3 +80,65 @@ uint64_t onyx__os_seed(void) {
   z = mix64(z ^ (uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 32));
   return mix64(z ^ (uint64_t)(uintptr_t)&anchor);
 }
+
+/* ---- Shared libraries --------------------------------------------------- */
+
+/* WebAssembly (WASI) has no dynamic loader: there every open fails. */
+#if defined(__has_include)
+#if __has_include(<dlfcn.h>) && !defined(__wasi__)
+#define ONYX__OS_HAS_DLOPEN 1
+#endif
+#endif
+
+#if defined(ONYX__OS_HAS_DLOPEN)
+#include <dlfcn.h>
+#include <string.h>
+
+int onyx__os_library_open(const char *path, onyx__os_library **out, char *why, size_t cap) {
+  /* RTLD_LOCAL: an op library's symbols do not resolve another's. */
+  void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  *out = (onyx__os_library *)h;
+  if (h != NULL) return 0;
+  const char *msg = dlerror();
+  if (cap > 0) {
+    size_t n = msg != NULL ? strlen(msg) : 0;
+    if (n >= cap) n = cap - 1;
+    if (n > 0) memcpy(why, msg, n);
+    why[n] = '\0';
+  }
+  return ONYX__OS_E_UNSUPPORTED; /* dlopen reports through dlerror, not errno */
+}
+
+void (*onyx__os_library_symbol(onyx__os_library *lib, const char *name))(void) {
+  void *p = dlsym((void *)lib, name);
+  /* POSIX lets dlsym's object pointer hold a function's address; copying
+   * the bits avoids the conversion ISO C leaves undefined. */
+  void (*fn)(void) = NULL;
+  if (p != NULL) memcpy(&fn, &p, sizeof fn);
+  return fn;
+}
+
+void onyx__os_library_close(onyx__os_library *lib) {
+  if (lib != NULL) (void)dlclose((void *)lib);
+}
+#else
+int onyx__os_library_open(const char *path, onyx__os_library **out, char *why, size_t cap) {
+  (void)path;
+  *out = NULL;
+  if (cap > 0) {
+    const char msg[] = "this platform cannot load shared libraries";
+    size_t n = sizeof msg - 1 < cap - 1 ? sizeof msg - 1 : cap - 1;
+    for (size_t i = 0; i < n; i++) why[i] = msg[i];
+    why[n] = '\0';
+  }
+  return ONYX__OS_E_UNSUPPORTED;
+}
+
+void (*onyx__os_library_symbol(onyx__os_library *lib, const char *name))(void) {
+  (void)lib;
+  (void)name;
+  return NULL;
+}
+
+void onyx__os_library_close(onyx__os_library *lib) { (void)lib; }
+#endif

@@ -744,8 +744,8 @@ class Json(InTempDir):
         self.assertIn("Clip", ops)
         for n in d["nodes"]:
             self.assertEqual(set(n), {"index", "domain", "op", "name", "inputs", "outputs",
-                                      "attributes", "served", "reason"})
-            self.assertEqual((n["served"], n["reason"]), (True, None))
+                                      "attributes", "served", "served_by", "reason"})
+            self.assertEqual((n["served"], n["served_by"], n["reason"]), (True, "onyx", None))
         self.assertEqual(d["nodes"][0]["attributes"], [
             {"name": "value", "type": 4, "value": {"type": "float", "shape": [], "values": [-2]}}])
         # Symbolic, unknown and undeclared shapes.

@@ -1,0 +1,66 @@
+/*
+ * Operators the caller registers (onyx_op_registry): the registry, the
+ * plan of a node one of them serves, and the calls session.c and run.c
+ * make into them. No ONNX op is named here: the mechanism is generic.
+ */
+#ifndef ONYX_GRAPH_CUSTOM_H
+#define ONYX_GRAPH_CUSTOM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "model/model.h"
+#include "onyx.h"
+
+/* One registered operator; def's strings are the entry's own copies. */
+typedef struct onyx__custom_entry {
+  onyx_custom_op def;
+  const char *library; /* the op library that registered it, or NULL */
+  struct onyx__custom_entry *next;
+} onyx__custom_entry;
+
+/* A node that a registered operator serves, as a session plans it. */
+typedef struct onyx__custom_node {
+  const onyx__custom_entry *op;
+  uint32_t node; /* model node index */
+  int64_t opset; /* of the node's domain */
+  uint32_t n_in, n_out;
+  int32_t *in;       /* value of input i, or -1 when omitted */
+  int32_t *out;      /* value of output k, or -1 when omitted */
+  int32_t *buf;      /* whole buffer holding output k, or -1 (plan_memory) */
+  bool shapes_known; /* output shapes were fixed at session creation */
+} onyx__custom_node;
+
+/* The registered operator serving node n of m, or NULL (reg may be NULL). */
+const onyx__custom_entry *onyx__custom_find(const onyx_op_registry *reg, const onyx_model *m,
+                                            size_t n);
+
+/* The opset version of domain that m imports ("" is ai.onnx), or 0. */
+int64_t onyx__custom_domain_version(const onyx_model *m, const char *domain);
+
+struct onyx_session;
+
+/*
+ * At session creation: checks node cn->node's arity and input types
+ * against its operator (cn->in, cn->out and opset set by the caller), runs
+ * the operator's infer on the inputs' descriptions and sets the outputs'
+ * descriptions. views is scratch of one tensor per session value.
+ */
+onyx_status onyx__custom_prepare(struct onyx_session *s, onyx__custom_node *cn, onyx_tensor *views,
+                                 onyx_error *err);
+
+/*
+ * At run time, before anything runs: the outputs' types and shapes of this
+ * run into views[cn->out[k]] (size: bytes), from the inputs' in
+ * views[cn->in[i]] (type and shape), calling infer again when the shapes
+ * were not known at creation.
+ */
+onyx_status onyx__custom_shapes(const struct onyx_session *s, const onyx__custom_node *cn,
+                                onyx_tensor *views, onyx_error *err);
+
+/* Runs the operator's compute on views (inputs with data, outputs with
+ * their buffers); a failure names the node and op. */
+onyx_status onyx__custom_compute(const struct onyx_session *s, const onyx__custom_node *cn,
+                                 onyx_tensor *views, onyx_error *err);
+
+#endif

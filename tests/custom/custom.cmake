@@ -1,0 +1,48 @@
+# Registered operators (docs/custom-ops.md): the test op library, the
+# official backend-test folders of its ops run through `onyx test --ops`,
+# the unit test of the API, and the example.
+
+# libtestops.so: Abs, Neg, Relu, Add, Mul, Identity, Cast float<->float16.
+add_library(testops MODULE ${CMAKE_CURRENT_SOURCE_DIR}/custom/testops.c)
+target_include_directories(testops PRIVATE ${PROJECT_SOURCE_DIR}/include ${PROJECT_SOURCE_DIR}/src)
+target_compile_options(testops PRIVATE ${ONYX_WARNINGS})
+# The library resolves onyx_* from the program that loads it (the onyx
+# command, the Python package's libonyx.so), as op libraries do.
+if(APPLE)
+  target_link_options(testops PRIVATE -undefined dynamic_lookup)
+endif()
+
+# Every folder of Debian's libonnx-testdata for these ops whose model uses
+# tensors only (test_identity_opt and _sequence use optional and sequence
+# types, which onyx does not run). Listed by name, so that a missing
+# folder fails the test instead of shrinking it; --strict counts a skip
+# as a failure.
+set(ONYX_CUSTOM_CASES
+  test_abs test_neg test_neg_example test_relu
+  test_add test_add_bcast test_add_uint8
+  test_mul test_mul_bcast test_mul_example test_mul_uint8
+  test_identity test_cast_FLOAT_to_FLOAT16 test_cast_FLOAT16_to_FLOAT)
+list(LENGTH ONYX_CUSTOM_CASES ONYX_CUSTOM_COUNT)
+list(TRANSFORM ONYX_CUSTOM_CASES PREPEND ${ONYX_TESTDATA_DIR}/node/)
+add_test(NAME custom.backend COMMAND $<TARGET_FILE:onyx> test --strict -v --ops
+  $<TARGET_FILE:testops> ${ONYX_CUSTOM_CASES})
+set_tests_properties(custom.backend PROPERTIES LABELS "conformance;custom"
+  PASS_REGULAR_EXPRESSION "${ONYX_CUSTOM_COUNT} passed, 0 failed, 0 skipped")
+# Without the library the same folders are skipped: the ops are not onyx's.
+add_test(NAME custom.backend.without_ops COMMAND $<TARGET_FILE:onyx> test ${ONYX_CUSTOM_CASES})
+set_tests_properties(custom.backend.without_ops PROPERTIES LABELS custom
+  PASS_REGULAR_EXPRESSION "0 passed, 0 failed, ${ONYX_CUSTOM_COUNT} skipped")
+
+# The C API (tests/custom/test_custom.c). It exports onyx_* so that the op
+# library it loads resolves them, as the onyx command does.
+add_executable(test_custom ${CMAKE_CURRENT_SOURCE_DIR}/custom/test_custom.c)
+target_include_directories(test_custom PRIVATE ${PROJECT_SOURCE_DIR}/src
+  ${CMAKE_CURRENT_SOURCE_DIR}/unit)
+target_compile_options(test_custom PRIVATE ${ONYX_WARNINGS})
+target_compile_definitions(test_custom PRIVATE _POSIX_C_SOURCE=200809L
+  ONYX_TESTOPS_PATH="$<TARGET_FILE:testops>")
+target_link_libraries(test_custom PRIVATE onyx_static PkgConfig::CMOCKA m)
+set_target_properties(test_custom PROPERTIES ENABLE_EXPORTS ON)
+add_dependencies(test_custom testops)
+add_test(NAME custom.api COMMAND test_custom)
+set_tests_properties(custom.api PROPERTIES LABELS custom)
