@@ -8,7 +8,10 @@ The API has the shape of ONNX Runtime's, so that switching is one import::
     x = sess.get_inputs()[0]                # .name, .type ('tensor(float)'), .shape
     (y,) = sess.run(None, {x.name: data})   # a list of numpy arrays
 
-plus the kernels on arrays, without a model: ``onyx.ceil``, ``onyx.floor``,
+operators onyx lacks can be given as numpy functions
+(``onyx.register_op("Abs", np.abs)``) or op libraries
+(``SessionOptions.register_custom_ops_library``); and
+the kernels on arrays, without a model: ``onyx.ceil``, ``onyx.floor``,
 ``onyx.sign`` and ``onyx.clip(x, min=None, max=None)``.
 
 Also from ONNX Runtime's API: ``OrtValue``, ``session.io_binding()`` (onyx
@@ -37,6 +40,7 @@ system's libraries. ``onyx.library_path`` says which file was loaded.
 from . import capi
 from ._binding import IOBinding, OrtValue
 from ._capi import (OnyxError, STATUS_ERRORS, lib as _lib, library_path, text as _text)
+from ._custom import register_op, unregister_op
 from ._kernels import ceil, clip, floor, sign
 from ._options import (ExecutionMode, ExecutionOrder, GraphOptimizationLevel, RunOptions,
                        SessionOptions, set_default_logger_severity, set_default_logger_verbosity)
@@ -92,5 +96,5 @@ __all__ = [
     "OnyxError", "STATUS_ERRORS", "ceil", "floor", "sign", "clip", "get_available_providers",
     "get_all_providers", "get_device", "get_build_info", "get_version_string",
     "set_default_logger_severity", "set_default_logger_verbosity", "max_opset",
-    "isa_detected", "library_path", "capi", "__version__",
+    "isa_detected", "library_path", "capi", "__version__", "register_op", "unregister_op",
 ] + sorted(c.__name__ for c in STATUS_ERRORS.values())

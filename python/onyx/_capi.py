@@ -42,14 +42,14 @@ def _load():
     env = os.environ.get("ONYX_LIBRARY")
     if env:
         try:
-            return ctypes.CDLL(env), env
+            return ctypes.CDLL(env, mode=ctypes.RTLD_GLOBAL), env
         except OSError as e:
             raise ImportError("onyx: cannot load the library named by ONYX_LIBRARY (%s): %s"
                               % (env, e)) from None
     errors = []
     for how, path in _candidates():
         try:
-            return ctypes.CDLL(path), path
+            return ctypes.CDLL(path, mode=ctypes.RTLD_GLOBAL), path
         except OSError as e:
             errors.append("%s (%s): %s" % (path, how, e))
     raise ImportError(
@@ -59,6 +59,8 @@ def _load():
         % (_HERE, (": " + "; ".join(errors)) if errors else ""))
 
 
+# RTLD_GLOBAL: op libraries that sessions load (register_custom_ops_library)
+# resolve the onyx_* functions they call from this library.
 lib, library_path = _load()
 
 
@@ -101,7 +103,8 @@ class ModelMetadataC(ctypes.Structure):
 
 class SessionOptionsC(ctypes.Structure):
     _fields_ = [("threads", ctypes.c_uint32), ("isa_cap", ctypes.c_int),
-                ("arena", ctypes.c_void_p), ("arena_size", ctypes.c_size_t)]
+                ("arena", ctypes.c_void_p), ("arena_size", ctypes.c_size_t),
+                ("ops", ctypes.c_void_p)]
 
 
 _P = ctypes.POINTER

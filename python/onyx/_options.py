@@ -10,6 +10,7 @@ Runtime does not have raises AttributeError, as it does there.
 """
 
 import enum
+import os
 import warnings
 
 from . import _capi
@@ -131,7 +132,9 @@ class SessionOptions(_Options):
     DEFAULT, ``enable_profiling`` True, ``optimized_model_filepath``,
     ``enable_mem_pattern``/``enable_mem_reuse``/``enable_cpu_mem_arena``
     False, and configuration entries. Methods that add initializers,
-    dimension overrides, custom ops or providers raise NotImplemented.
+    dimension overrides or providers raise NotImplemented.
+    ``register_custom_ops_library(path)`` loads an op library into every
+    session made with the options (docs/custom-ops.md).
     """
 
     _FIELDS = {
@@ -166,12 +169,21 @@ class SessionOptions(_Options):
     def get_session_config_entry(self, key):
         return self._get_config_entry(key)
 
+    def register_custom_ops_library(self, library_path):
+        """Loads the op library (a shared library exporting
+        onyx_register_ops, docs/custom-ops.md) into every session created
+        with these options; a library that cannot be loaded raises then."""
+        libraries = list(getattr(self, "_op_libraries", ()))
+        libraries.append(os.fsencode(library_path))
+        object.__setattr__(self, "_op_libraries", libraries)
+
     def _copy_with_threads(self, threads):
         o = SessionOptions()
         for name in self._FIELDS:
             object.__setattr__(o, name, getattr(self, name))
         object.__setattr__(o, "intra_op_num_threads", threads)
         object.__setattr__(o, "_config", dict(self._config))
+        object.__setattr__(o, "_op_libraries", list(getattr(self, "_op_libraries", ())))
         return o
 
 
@@ -189,7 +201,6 @@ for _name, _why in (
         ("add_free_dimension_override_by_name", "symbolic dimensions take the inputs' sizes"),
         ("add_free_dimension_override_by_denotation",
          "symbolic dimensions take the inputs' sizes"),
-        ("register_custom_ops_library", "onyx loads no custom op libraries"),
         ("add_provider", "onyx runs on the CPU only"),
         ("add_provider_for_devices", "onyx runs on the CPU only"),
         ("disable_per_session_threads", "each session has its own threads")):

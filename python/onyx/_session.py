@@ -8,7 +8,7 @@ import weakref
 
 import numpy as np
 
-from . import _capi
+from . import _capi, _custom
 from ._capi import lib
 from ._binding import IOBinding, OrtValue
 from ._options import RunOptions, SessionOptions
@@ -196,6 +196,10 @@ class InferenceSession:
             threads = sess_options.intra_op_num_threads
         opts = _c_options(threads, isa)
         self._sess_options = sess_options._copy_with_threads(threads)
+        # Python ops and op libraries; freed after the session (see __del__).
+        self._registry = _custom.session_registry(self._sess_options._op_libraries)
+        if self._registry is not None:
+            opts.ops = self._registry.handle
         self._load(path_or_bytes)
         session = ctypes.c_void_p()
         err = _capi.Error()
@@ -299,6 +303,9 @@ class InferenceSession:
         if getattr(self, "_model", None):
             lib.onyx_model_free(self._model)
             self._model = None
+        if getattr(self, "_registry", None) is not None:
+            self._registry.close()
+            self._registry = None
 
     # ---- Description ---------------------------------------------------
 

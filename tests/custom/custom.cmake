@@ -46,3 +46,17 @@ set_target_properties(test_custom PROPERTIES ENABLE_EXPORTS ON)
 add_dependencies(test_custom testops)
 add_test(NAME custom.api COMMAND test_custom)
 set_tests_properties(custom.api PROPERTIES LABELS custom)
+
+# examples/custom_op.c, built and run from the repository root.
+add_executable(example_custom_op ${PROJECT_SOURCE_DIR}/examples/custom_op.c)
+target_compile_options(example_custom_op PRIVATE ${ONYX_WARNINGS})
+target_link_libraries(example_custom_op PRIVATE onyx_static)
+add_test(NAME example.custom_op COMMAND example_custom_op WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+set_tests_properties(example.custom_op PROPERTIES LABELS "custom;example" PASS_REGULAR_EXPRESSION
+  "^-0.25 -0.25 -0.1 -0.05 0 0.5 3.5 6\n-1 -1 -1 -1 0 0 3 6\n$")
+
+# tests/python/test_custom_ops.py also loads the test op library.
+if(TEST python.custom_ops)
+  set_tests_properties(python.custom_ops PROPERTIES LABELS "python;custom"
+    ENVIRONMENT "${ONYX_PYTHON_ENV};ONYX_TESTOPS=$<TARGET_FILE:testops>")
+endif()

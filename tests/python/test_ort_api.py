@@ -181,7 +181,7 @@ class Options(unittest.TestCase):
         with self.assertRaises(AttributeError):
             so.intra_op_threads = 2  # a misspelling is not dropped
         for method in ("add_initializer", "add_free_dimension_override_by_name",
-                       "register_custom_ops_library", "add_external_initializers"):
+                       "add_external_initializers"):
             with self.subTest(method=method), self.assertRaises(ort_state.NotImplemented):
                 getattr(so, method)("a", 1)
         with Warned() as w:

@@ -1,0 +1,178 @@
+#!/usr/bin/python3
+"""Operators onyx lacks, from Python: numpy functions (onyx.register_op)
+and op libraries (SessionOptions.register_custom_ops_library), in graphs
+with onyx's own ops, against ONNX's reference (onnx.reference where the
+installed onnx has it, else numpy), with their errors and threads."""
+
+import os
+import sys
+import threading
+import unittest
+
+import numpy as np
+from onnx import TensorProto, helper, numpy_helper
+
+import onyx
+
+F = TensorProto.FLOAT
+TESTOPS = os.environ.get("ONYX_TESTOPS", "")
+X = np.array([-3, -0.5, 0, 0.25, 1.5, 3, np.nan, -np.inf, np.inf, 2.5, 1e-30, -1e-30],
+             dtype=np.float32)
+
+
+def model(nodes, inits=(), n="n", opsets=(("", 13),), out_type=F):
+    g = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", F, [n])],
+                          [helper.make_tensor_value_info("y", out_type, [n])],
+                          initializer=list(inits))
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid(d, v) for d, v in opsets])
+    m.ir_version = 8
+    return m
+
+
+def mixed_model():
+    """Relu -> Clip(-1, 2.5) -> Sign -> Floor."""
+    inits = [numpy_helper.from_array(np.array(-1, np.float32), "lo"),
+             numpy_helper.from_array(np.array(2.5, np.float32), "hi")]
+    return model([helper.make_node("Relu", ["x"], ["r"], name="relu"),
+                  helper.make_node("Clip", ["r", "lo", "hi"], ["c"], name="clip"),
+                  helper.make_node("Sign", ["c"], ["s"], name="sign"),
+                  helper.make_node("Floor", ["s"], ["y"], name="floor")], inits)
+
+
+def reference(m, x):
+    """ONNX's reference implementation where onnx has one (1.13 and
+    later), else the same ops in numpy."""
+    try:
+        from onnx.reference import ReferenceEvaluator
+    except ImportError:
+        with np.errstate(invalid="ignore"):
+            return np.floor(np.sign(np.clip(np.maximum(x, 0), -1, 2.5)))
+    return ReferenceEvaluator(m).run(None, {"x": x})[0]
+
+
+def same(a, b):
+    """Bit for bit, with any NaN matching any NaN (as onyx test compares)."""
+    a, b = np.asarray(a), np.asarray(b)
+    nan = np.isnan(a) & np.isnan(b)
+    return (a.dtype == b.dtype and a.shape == b.shape and
+            a[~nan].tobytes() == b[~nan].tobytes())
+
+
+class PythonOps(unittest.TestCase):
+    def tearDown(self):
+        for name in ("Relu", "LeakyRelu", "Twice", "Boom", "Grow", "Clip"):
+            onyx.unregister_op(name)
+        onyx.unregister_op("Twice", domain="com.example")
+
+    def test_without_registration_onyx_refuses(self):
+        with self.assertRaises(onyx.OnyxUnsupportedOpError) as cm:
+            onyx.InferenceSession(mixed_model().SerializeToString())
+        self.assertIn("'Relu' is not supported", str(cm.exception))
+
+    def test_mixed_graph_matches_the_reference(self):
+        m = mixed_model()
+        onyx.register_op("Relu", lambda x: np.maximum(x, np.float32(0)))
+        for threads in (1, 2):
+            s = onyx.InferenceSession(m.SerializeToString(), threads=threads)
+            (y,) = s.run(None, {"x": X})
+            want = reference(m, X)
+            self.assertTrue(same(y, want), "%r vs %r" % (y, want))
+            (y,) = s.run(None, {"x": X[:5]})  # another size: the shape comes again
+            self.assertTrue(same(y, reference(m, X[:5])))
+
+    def test_attributes_and_a_custom_domain(self):
+        m = model([helper.make_node("LeakyRelu", ["x"], ["y"], alpha=0.25)], n=4)
+        onyx.register_op("LeakyRelu", lambda x, alpha=0.01: np.where(x >= 0, x, x * alpha),
+                         since=6, inputs=1, attributes=("alpha",))
+        x = np.array([-4, -1, 0, 2], np.float32)
+        (y,) = onyx.InferenceSession(m.SerializeToString()).run(None, {"x": x})
+        self.assertTrue(same(y, np.array([-1, -0.25, 0, 2], np.float32)))
+        m = model([helper.make_node("Twice", ["x"], ["y"], domain="com.example")], n=2,
+                  opsets=(("", 13), ("com.example", 1)))
+        onyx.register_op("Twice", lambda x: x * 2, domain="com.example")
+        (y,) = onyx.InferenceSession(m.SerializeToString()).run(
+            None, {"x": np.array([1, 2], np.float32)})
+        self.assertTrue(same(y, np.array([2, 4], np.float32)))
+
+    def test_errors_name_the_node_and_op(self):
+        def boom(x):
+            raise ValueError("bad input at 3")
+        onyx.register_op("Boom", boom)
+        m = model([helper.make_node("Boom", ["x"], ["y"], name="b")], n=2)
+        with self.assertRaises(onyx.OnyxInvalidArgumentError) as cm:
+            onyx.InferenceSession(m.SerializeToString())
+        self.assertIn("node 0 ('b', Boom): ValueError: bad input at 3", str(cm.exception))
+        # A shape that depends on the values: the probe on zeros gives one
+        # element, the real call more.
+        onyx.register_op("Grow", lambda x: np.repeat(x, int(abs(x).sum()) + 1))
+        m = model([helper.make_node("Grow", ["x"], ["y"], name="g")], n=2)
+        s = onyx.InferenceSession(m.SerializeToString())
+        with self.assertRaises(onyx.OnyxShapeError) as cm:
+            s.run(None, {"x": np.array([1, 2], np.float32)})
+        self.assertIn("node 0 ('g', Grow): output 0: the function returned", str(cm.exception))
+        self.assertEqual(s.run(None, {"x": np.zeros(2, np.float32)})[0].shape, (2,))
+
+    def test_registration_is_checked(self):
+        with self.assertRaises(onyx.OnyxInvalidArgumentError) as cm:
+            onyx.register_op("Clip", np.clip)
+        self.assertIn("override_builtin", str(cm.exception))
+        with self.assertRaises(onyx.OnyxInvalidArgumentError):
+            onyx.register_op("Relu", np.abs, since=0)
+        with self.assertRaises(onyx.OnyxInvalidArgumentError):
+            onyx.register_op("Relu", np.abs, inputs=(2, 1))
+        # An override is explicit, and then serves every such node.
+        onyx.register_op("Clip", lambda x, lo, hi: np.full_like(x, 7), override=True)
+        onyx.register_op("Relu", lambda x: x)
+        (y,) = onyx.InferenceSession(mixed_model().SerializeToString()).run(None, {"x": X})
+        self.assertTrue(same(y, np.ones_like(X)))
+
+    def test_threads(self):
+        """Python ops run on the threads that call run, each taking the GIL."""
+        onyx.register_op("Relu", lambda x: np.maximum(x, np.float32(0)))
+        m = mixed_model()
+        s = onyx.InferenceSession(m.SerializeToString())
+        want = reference(m, X)
+        bad = []
+
+        def work():
+            for _ in range(50):
+                (y,) = s.run(None, {"x": X})
+                if not same(y, want):
+                    bad.append(y)
+        threads = [threading.Thread(target=work) for _ in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        self.assertEqual(bad, [])
+
+
+@unittest.skipUnless(TESTOPS, "ONYX_TESTOPS (the test op library's path) is not set")
+class OpLibraries(unittest.TestCase):
+    def test_add_and_mul_broadcast(self):
+        a = numpy_helper.from_array(np.arange(3, dtype=np.float32).reshape(3, 1), "a")
+        g = helper.make_graph(
+            [helper.make_node("Add", ["x", "a"], ["s"]), helper.make_node("Mul", ["s", "x"], ["m"]),
+             helper.make_node("Floor", ["m"], ["y"])], "g",
+            [helper.make_tensor_value_info("x", F, [4])],
+            [helper.make_tensor_value_info("y", F, [3, 4])], initializer=[a])
+        m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+        m.ir_version = 8
+        with self.assertRaises(onyx.OnyxUnsupportedOpError):
+            onyx.InferenceSession(m.SerializeToString())
+        opts = onyx.SessionOptions()
+        opts.register_custom_ops_library(TESTOPS)
+        x = np.array([-1.5, 0.5, 2.25, 3], np.float32)
+        (y,) = onyx.InferenceSession(m.SerializeToString(), opts).run(None, {"x": x})
+        self.assertTrue(same(y, np.floor((x + np.arange(3, dtype=np.float32)[:, None]) * x)))
+
+    def test_a_library_that_does_not_load(self):
+        opts = onyx.SessionOptions()
+        opts.register_custom_ops_library("/nonexistent/libnone.so")
+        with self.assertRaises(onyx.OnyxIoError) as cm:
+            onyx.InferenceSession(mixed_model().SerializeToString(), opts)
+        self.assertIn("cannot load the op library", str(cm.exception))
+
+
+if __name__ == "__main__":
+    unittest.main()
