@@ -2,6 +2,10 @@
  * Fuzz target: model bytes -> onyx_model_load_memory -> onyx_session_create
  * -> onyx_session_run on small random inputs of the declared types.
  *
+ * Every session has the element-wise ops of tests/custom/testops.c
+ * registered (fuzz_ops), so that nodes onyx does not serve itself run as
+ * registered operators with everything below checked for them too.
+ *
  * Symbolic and unknown dimensions are set to 0..3 (a named one to the same
  * size in every input), an undeclared shape gets rank 0 or 1, and a model whose declared inputs
  * would need more than MAX_INPUT_ELEMS elements (or MAX_INPUT_BYTES in all) is loaded and checked
@@ -32,6 +36,21 @@
 
 #include "fuzz.h"
 #include "onyx.h"
+
+/* Registered operators (tests/custom/testops.c): Abs, Neg, Relu,
+ * Identity and Cast float<->float16, which the model mutator also writes,
+ * so that mutated models reach onyx's handling of registered ops. Made
+ * once and kept for the process. */
+onyx_status testops_register_elementwise(onyx_op_registry *reg, onyx_error *err);
+
+static const onyx_op_registry *fuzz_ops(void) {
+  static onyx_op_registry *reg;
+  onyx_error err;
+  if (reg == NULL && (onyx_op_registry_create(&reg, &err) != ONYX_OK ||
+                      testops_register_elementwise(reg, &err) != ONYX_OK))
+    fuzz_die("the test ops do not register: %.512s", err.message);
+  return reg;
+}
 
 #define MAX_INPUT_ELEMS 65536
 #define MAX_INPUT_BYTES (1u << 20)
@@ -242,6 +261,7 @@ static void check_against(const onyx_model *m, const onyx_tensor *in, size_t ni,
   onyx_session_options_init(&opts);
   opts.threads = threads;
   opts.isa_cap = isa;
+  opts.ops = fuzz_ops();
   onyx_session *ref = NULL;
   onyx_error err;
   if (fuzz_check("onyx_session_create", onyx_session_create(m, &opts, &ref, &err), &err) != ONYX_OK)
@@ -365,6 +385,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 #undef X
           ONYX_ISA_BEST};
   opts.isa_cap = caps[(pick >> 4) % (sizeof caps / sizeof caps[0])];
+  opts.ops = fuzz_ops();
   onyx_session *s = (onyx_session *)&err;
   st = fuzz_check("onyx_session_create", onyx_session_create(m, &opts, &s, &err), &err);
   if (st != ONYX_OK) {

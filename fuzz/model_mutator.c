@@ -353,9 +353,10 @@ static void shuffle_last(ctx *c, msg *m) {
 
 /* ---- What the edits choose from ------------------------------------------------------ */
 
-/* The ops onyx runs, and two it does not (nor an empty one). */
-static const char *const ops[] = {"Ceil",     "Floor",    "Clip", "Sign",
-                                  "Constant", "Identity", "Abs",  ""};
+/* The ops onyx runs; ops it does not, which fuzz_model registers from
+ * tests/custom/testops.c (Identity, Abs, Relu, Cast); and an empty one. */
+static const char *const ops[] = {"Ceil",     "Floor", "Clip", "Sign", "Constant",
+                                  "Identity", "Abs",   "Relu", "Cast", ""};
 static const char *const unary_ops[] = {"Ceil", "Floor", "Clip", "Sign"};
 static const char *const domains[] = {"", "ai.onnx", "ai.onnx.ml", "com.example"};
 static const char *const dim_names[] = {"N", "M", "batch", "s", ""};

@@ -2,7 +2,10 @@
  * check_bad_models: runs the invalid-model cases that tests/gen/gen_cases.py
  * writes under OUTDIR/bad, through the public API only.
  *
- *   check_bad_models [-v] DIR
+ *   check_bad_models [-v] [--ops LIB] DIR
+ *
+ * With --ops, every session has the op library LIB's operators registered
+ * (tests/custom: cases of nodes that registered operators refuse).
  *
  * Each folder DIR/<case>/ holds model.onnx, expect.txt and, for run-stage
  * cases, input_0.pb, input_1.pb, ... expect.txt has the lines
@@ -52,6 +55,9 @@
 #include <unistd.h>
 
 #include "onyx.h"
+
+/* The options of every session: NULL, or with --ops the library's ops. */
+static const onyx_session_options *session_opts;
 
 #define MAX_MESSAGES 16
 #define MAX_INPUTS   16
@@ -376,7 +382,7 @@ static onyx_status load_and_create(const char *path, const void *bytes, size_t s
     if (model != NULL) err->status = ONYX_INTERNAL; /* *out must be NULL */
     return st;
   }
-  st = onyx_session_create(model, NULL, &session, err);
+  st = onyx_session_create(model, session_opts, &session, err);
   if (st != ONYX_OK && session != NULL) err->status = ONYX_INTERNAL;
   if (st == ONYX_OK) onyx_session_free(session);
   onyx_model_free(model);
@@ -566,7 +572,7 @@ static int check_case(const char *case_dir, int verbose, const char *name, char 
   st = onyx_model_load_file(path, &model, &err);
   if (st == ONYX_OK) {
     stage = "session";
-    st = onyx_session_create(model, NULL, &session, &err);
+    st = onyx_session_create(model, session_opts, &session, &err);
   }
   if (e.stage_run) {
     if (st != ONYX_OK) {
@@ -626,15 +632,27 @@ int main(int argc, char **argv) {
   size_t n_names = 0, cap_names = 0, i;
   int passed = 0, failed = 0;
 
-  if (argc == 3 && strcmp(argv[1], "-v") == 0) {
-    verbose = 1;
-    root = argv[2];
-  } else if (argc == 2) {
-    root = argv[1];
-  } else {
-    fprintf(stderr, "usage: %s [-v] DIR\n", argv[0]);
+  onyx_op_registry *ops = NULL;
+  onyx_session_options opts;
+  int a = 1;
+  if (a < argc && strcmp(argv[a], "-v") == 0) verbose = 1, a++;
+  if (a + 1 < argc && strcmp(argv[a], "--ops") == 0) {
+    onyx_error err;
+    onyx_session_options_init(&opts);
+    if (onyx_op_registry_create(&ops, &err) != ONYX_OK ||
+        onyx_op_registry_load_library(ops, argv[a + 1], &err) != ONYX_OK) {
+      fprintf(stderr, "%s: %s\n", argv[0], err.message);
+      return 2;
+    }
+    opts.ops = ops;
+    session_opts = &opts;
+    a += 2;
+  }
+  if (a + 1 != argc) {
+    fprintf(stderr, "usage: %s [-v] [--ops LIB] DIR\n", argv[0]);
     return 2;
   }
+  root = argv[a];
   d = opendir(root);
   if (d == NULL) {
     fprintf(stderr, "%s: cannot open the folder %s\n", argv[0], root);
@@ -684,6 +702,7 @@ int main(int argc, char **argv) {
     printf("no cases found in %s\n", root);
     failed = 1;
   }
+  onyx_op_registry_free(ops);
   printf("%d passed, %d failed\n", passed, failed);
   return failed > 0 ? 1 : 0;
 }

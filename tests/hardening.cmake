@@ -16,7 +16,8 @@ endif()
 # model: ONNX model bytes; tensor: TensorProto bytes; npy: .npy files, read
 # by the onyx command's cli/npy.c.
 set(ONYX_FUZZ_TARGETS model tensor)
-set(ONYX_FUZZ_EXTRA_model)
+# fuzz_model registers the test op library's element-wise ops.
+set(ONYX_FUZZ_EXTRA_model ${CMAKE_CURRENT_SOURCE_DIR}/custom/testops.c)
 set(ONYX_FUZZ_EXTRA_tensor)
 if(EXISTS ${PROJECT_SOURCE_DIR}/cli/npy.c AND EXISTS ${PROJECT_SOURCE_DIR}/cli/npy.h)
   list(APPEND ONYX_FUZZ_TARGETS npy)
@@ -60,7 +61,8 @@ target_include_directories(fuzz_model_entry PRIVATE ${PROJECT_SOURCE_DIR}/fuzz
 target_compile_options(fuzz_model_entry PRIVATE ${ONYX_WARNINGS})
 target_compile_definitions(fuzz_model_entry PRIVATE LLVMFuzzerTestOneInput=fuzz_model_one_input)
 add_executable(fuzz_model_mutator_check ${PROJECT_SOURCE_DIR}/fuzz/mutator_check.c
-  ${PROJECT_SOURCE_DIR}/fuzz/replay.c ${ONYX_FUZZ_MUTATOR} $<TARGET_OBJECTS:fuzz_model_entry>)
+  ${PROJECT_SOURCE_DIR}/fuzz/replay.c ${ONYX_FUZZ_MUTATOR} $<TARGET_OBJECTS:fuzz_model_entry>
+  ${ONYX_FUZZ_EXTRA_model})
 target_include_directories(fuzz_model_mutator_check PRIVATE ${PROJECT_SOURCE_DIR}/fuzz
   ${PROJECT_SOURCE_DIR}/src)
 target_compile_options(fuzz_model_mutator_check PRIVATE ${ONYX_WARNINGS})

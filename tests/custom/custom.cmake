@@ -60,3 +60,16 @@ if(TEST python.custom_ops)
   set_tests_properties(python.custom_ops PROPERTIES LABELS "python;custom"
     ENVIRONMENT "${ONYX_PYTHON_ENV};ONYX_TESTOPS=$<TARGET_FILE:testops>")
 endif()
+
+# The bad-model suite with the test op library registered: nodes its checks
+# and functions refuse (tests/custom/bad_cases.py writes the cases).
+set_target_properties(check_bad_models PROPERTIES ENABLE_EXPORTS ON)
+if(ONYX_PYTHON)
+  add_test(NAME custom.bad_models.cases COMMAND ${ONYX_PYTHON} -B
+    ${CMAKE_CURRENT_SOURCE_DIR}/custom/bad_cases.py ${CMAKE_CURRENT_BINARY_DIR}/bad_custom)
+  set_tests_properties(custom.bad_models.cases PROPERTIES FIXTURES_SETUP custom_bad LABELS custom)
+  add_test(NAME custom.bad_models COMMAND check_bad_models --ops $<TARGET_FILE:testops>
+    ${CMAKE_CURRENT_BINARY_DIR}/bad_custom)
+  set_tests_properties(custom.bad_models PROPERTIES FIXTURES_REQUIRED custom_bad
+    LABELS "custom;conformance")
+endif()
