@@ -73,3 +73,12 @@ if(ONYX_PYTHON)
   set_tests_properties(custom.bad_models PROPERTIES FIXTURES_REQUIRED custom_bad
     LABELS "custom;conformance")
 endif()
+
+# examples/custom_op.py: the same with LeakyRelu as a numpy function.
+if(ONYX_PYTHON)
+  add_test(NAME example.custom_op.py COMMAND ${ONYX_PYTHON} -B examples/custom_op.py
+    WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+  set_tests_properties(example.custom_op.py PROPERTIES LABELS "custom;example;python"
+    ENVIRONMENT "${ONYX_PYTHON_ENV}" PASS_REGULAR_EXPRESSION
+    "^-0.25 -0.25 -0.1 -0.05 0 0.5 3.5 6\n-1 -1 -1 -1 0 0 3 6\n$")
+endif()
