@@ -42,6 +42,9 @@ static void node(onyx__pbw *g, const char *domain, const char *op, const char *n
   mb_msg(g, 1, &n);
 }
 
+/* The bytes of the model load() made last (one model at a time). */
+static onyx__pbw loaded_bytes;
+
 /* A model around graph importing ai.onnx 13 and com.example 1. */
 static onyx_model *load(onyx__pbw *graph) {
   onyx__pbw m = {0}, os = {0};
@@ -53,8 +56,17 @@ static onyx_model *load(onyx__pbw *graph) {
   onyx_error err;
   if (onyx_model_load_memory(m.buf, m.len, &model, &err) != ONYX_OK)
     fail_msg("the test's model does not load: %s", err.message);
-  /* The model reads its bytes in place: they live as long as the test. */
+  /* The model reads its bytes in place: they are freed with it (release). */
+  assert_null(loaded_bytes.buf);
+  loaded_bytes = m;
   return model;
+}
+
+/* Frees the model load() made last, and its bytes. */
+static void release(onyx_model *m) {
+  onyx_model_free(m);
+  onyx__pbw_free(&loaded_bytes);
+  loaded_bytes = (onyx__pbw){0};
 }
 
 /* x (float, [n] where n < 0 is symbolic) -> op chain -> y. */
@@ -268,7 +280,7 @@ static void test_mixed_graph(void **state) {
   assert_int_equal(onyx_op_registry_serves(reg, m, 1, NULL), 0);
   assert_int_equal(onyx_op_registry_serves(NULL, m, 0, NULL), 0);
   onyx_op_registry_free(reg);
-  onyx_model_free(m);
+  release(m);
 }
 
 /* A custom domain, an attribute, fixed shapes (infer only at creation),
@@ -291,7 +303,7 @@ static void check_chain_in_place(int allows, int want_in_place) {
    * writes the caller's output, so neither is in place. */
   assert_int_equal(c.in_place, want_in_place);
   onyx_op_registry_free(reg);
-  onyx_model_free(m);
+  release(m);
 }
 
 static void test_in_place(void **state) {
@@ -323,7 +335,7 @@ static void test_attribute(void **state) {
   assert_int_equal(run(m, reg, 1, x, 3, y, &err), ONYX_UNSUPPORTED_OP);
   assert_non_null(strstr(err.message, "domain 'com.example'"));
   onyx_op_registry_free(reg);
-  onyx_model_free(m);
+  release(m);
 }
 
 /* ---- The pool, constant inputs, overrides ---- */
@@ -366,7 +378,7 @@ static void test_parallel_for(void **state) {
     for (size_t k = 0; k < N; k++) assert_true(y[k] == (float)k);
   }
   onyx_op_registry_free(reg);
-  onyx_model_free(m);
+  release(m);
 }
 
 /* y = x + c, c an initializer that infer already sees. */
@@ -408,7 +420,7 @@ static void test_constant_input(void **state) {
   assert_int_equal(run(m, reg, 1, x, 2, y, NULL), ONYX_OK);
   assert_true(y[0] == 1.5f && y[1] == 2.5f);
   onyx_op_registry_free(reg);
-  onyx_model_free(m);
+  release(m);
 }
 
 static onyx_status compute_42(onyx_op_context *ctx) {
@@ -433,7 +445,7 @@ static void test_override(void **state) {
   assert_int_equal(run(m, NULL, 1, x, 2, y, NULL), ONYX_OK);
   assert_true(y[0] == -1 && y[1] == 1);
   onyx_op_registry_free(reg);
-  onyx_model_free(m);
+  release(m);
 }
 
 /* ---- Functions that fail or lie ---- */
@@ -503,7 +515,7 @@ static onyx_status lie(enum lie how, int64_t n, onyx_error *err) {
   }
   onyx_session_free(s);
   onyx_op_registry_free(reg);
-  onyx_model_free(m);
+  release(m);
   return st;
 }
 
@@ -555,7 +567,7 @@ static void test_node_checks(void **state) {
   assert_int_equal(run(m, reg, 1, x, 2, y, &err), ONYX_TYPE);
   assert_non_null(strstr(err.message, "input 1 'x' has type float, which the op does not allow"));
   onyx_op_registry_free(reg);
-  onyx_model_free(m);
+  release(m);
 }
 
 /* ---- Op libraries ---- */
@@ -586,7 +598,7 @@ static void test_library(void **state) {
   assert_non_null(strstr(err.message, "exports no function onyx_register_ops"));
   assert_int_equal(onyx_op_registry_load_library(reg, NULL, &err), ONYX_INVALID_ARGUMENT);
   onyx_op_registry_free(reg);
-  onyx_model_free(m);
+  release(m);
 }
 
 int main(void) {
