@@ -950,15 +950,35 @@ ONYX_API onyx_status onyx_op_registry_load_library(onyx_op_registry *reg, const 
 ONYX_API int onyx_op_registry_serves(const onyx_op_registry *reg, const onyx_model *model,
                                      size_t node, const char **library);
 
-/** @brief The user_data of the operator whose function is running. */
+/**
+ * @brief The user_data of the operator whose function is running.
+ * @param ctx The context the function received.
+ * @return onyx_custom_op::user_data as registered (NULL for a NULL ctx).
+ */
 ONYX_API void *onyx_op_user_data(const onyx_op_context *ctx);
-/** @brief The node's name ("" if it has none), for messages. */
+/**
+ * @brief The node's name, for messages.
+ * @param ctx The context the function received.
+ * @return The name, "" if the node has none; valid during the call.
+ */
 ONYX_API const char *onyx_op_node_name(const onyx_op_context *ctx);
-/** @brief The opset version of the node's domain that the model imports. */
+/**
+ * @brief The opset version of the node's domain that the model imports.
+ * @param ctx The context the function received.
+ * @return The version (within the operator's registered range).
+ */
 ONYX_API int64_t onyx_op_opset(const onyx_op_context *ctx);
-/** @brief The node's number of inputs, omitted ones included. */
+/**
+ * @brief The node's number of inputs.
+ * @param ctx The context the function received.
+ * @return The count, omitted optional inputs included.
+ */
 ONYX_API size_t onyx_op_input_count(const onyx_op_context *ctx);
-/** @brief The node's number of outputs, omitted ones included. */
+/**
+ * @brief The node's number of outputs.
+ * @param ctx The context the function received.
+ * @return The count, omitted optional outputs included.
+ */
 ONYX_API size_t onyx_op_output_count(const onyx_op_context *ctx);
 
 /**
@@ -967,6 +987,9 @@ ONYX_API size_t onyx_op_output_count(const onyx_op_context *ctx);
  * constant input (an initializer or a Constant node's value; NULL for a
  * payload of 64 KiB or more not yet read). An omitted optional input has
  * dtype ONYX_DTYPE_UNDEFINED and data NULL.
+ * @param ctx The context the function received.
+ * @param i   From 0 to onyx_op_input_count() - 1.
+ * @param out Receives the description; data belongs to onyx.
  * @return ONYX_OK, or ONYX_INVALID_ARGUMENT for a bad index or NULL.
  */
 ONYX_API onyx_status onyx_op_input(const onyx_op_context *ctx, size_t i, onyx_tensor *out);
@@ -975,6 +998,9 @@ ONYX_API onyx_status onyx_op_input(const onyx_op_context *ctx, size_t i, onyx_te
  * @brief In compute: output k's type, shape and buffer (data, size in
  * bytes), as infer set them. An omitted optional output has dtype
  * ONYX_DTYPE_UNDEFINED and data NULL.
+ * @param ctx The context compute received.
+ * @param k   From 0 to onyx_op_output_count() - 1.
+ * @param out Receives the description; compute writes size bytes at data.
  * @return ONYX_OK, or ONYX_INVALID_ARGUMENT for a bad index, a NULL
  *         pointer, or a call from infer.
  */
@@ -983,6 +1009,11 @@ ONYX_API onyx_status onyx_op_output(const onyx_op_context *ctx, size_t k, onyx_t
 /**
  * @brief In infer: sets output k's type and shape (a call for an omitted
  * output is accepted and ignored).
+ * @param ctx   The context infer received.
+ * @param k     From 0 to onyx_op_output_count() - 1.
+ * @param dtype The output's element type.
+ * @param rank  Its rank, at most ONYX_MAX_RANK.
+ * @param dims  Its rank dimensions (may be NULL for rank 0).
  * @return ONYX_OK; ONYX_TYPE for a type onyx does not know or the
  *         definition's output_types do not allow; ONYX_SHAPE for rank above
  *         ONYX_MAX_RANK or a negative dimension (-1 is accepted at session
@@ -998,6 +1029,10 @@ ONYX_API onyx_status onyx_op_set_output(onyx_op_context *ctx, size_t k, onyx_dty
 /**
  * @brief Finds the node's attribute called name, in the representation of
  * onyx_model_node_attribute().
+ * @param ctx  The context the function received.
+ * @param name The attribute's name.
+ * @param out  Receives the attribute; its pointers stay valid until the
+ *             model is freed.
  * @return 1 and *out filled when the node has it, else 0.
  */
 ONYX_API int onyx_op_attribute(const onyx_op_context *ctx, const char *name,
@@ -1009,14 +1044,20 @@ ONYX_API int onyx_op_attribute(const onyx_op_context *ctx, const char *name,
  * run in any order and at once; each i is called exactly once.
  * @param ctx A compute context (from infer, the calls run on the calling
  *            thread).
+ * @param n   The number of calls.
+ * @param fn  The function, called as fn(arg, i).
+ * @param arg Passed to fn.
  */
 ONYX_API void onyx_op_parallel_for(onyx_op_context *ctx, size_t n, void (*fn)(void *arg, size_t i),
                                    void *arg);
 
 /**
  * @brief Records why the operator failed: status and a printf-style
- * message, which onyx reports prefixed with the node and op. Returns
- * status, so that a function can `return onyx_op_fail(ctx, ...)`.
+ * message, which onyx reports prefixed with the node and op.
+ * @param ctx    The context the function received.
+ * @param status The error status the function will return.
+ * @param fmt    A printf format, then its arguments.
+ * @return status, so that a function can `return onyx_op_fail(ctx, ...)`.
  */
 ONYX_API onyx_status onyx_op_fail(onyx_op_context *ctx, onyx_status status, const char *fmt, ...)
 #if defined(__GNUC__)
