@@ -148,6 +148,7 @@ class _PyOp:
                 buf = (ctypes.c_char * t.size).from_address(t.data)
                 a = np.frombuffer(buf, dtype=dtype).reshape(shape)
                 a = a.copy() if probe else a  # onyx's buffer lives only during the call
+                a.flags.writeable = probe  # onyx's own data (the caller's inputs, even)
             elif probe:
                 a = np.zeros(tuple(d if d >= 0 else 1 for d in shape), dtype=dtype)
             else:

@@ -112,6 +112,18 @@ class PythonOps(unittest.TestCase):
         self.assertIn("node 0 ('g', Grow): output 0: the function returned", str(cm.exception))
         self.assertEqual(s.run(None, {"x": np.zeros(2, np.float32)})[0].shape, (2,))
 
+    def test_inputs_are_read_only(self):
+        def scribble(x):
+            x[...] = 0
+            return x
+        onyx.register_op("Boom", scribble)
+        m = model([helper.make_node("Boom", ["x"], ["y"], name="b")], n=2)
+        x = np.array([1, 2], np.float32)
+        with self.assertRaises(onyx.OnyxInvalidArgumentError) as cm:
+            onyx.InferenceSession(m.SerializeToString()).run(None, {"x": x})
+        self.assertIn("ValueError", str(cm.exception))
+        self.assertTrue(same(x, np.array([1, 2], np.float32)))
+
     def test_registration_is_checked(self):
         with self.assertRaises(onyx.OnyxInvalidArgumentError) as cm:
             onyx.register_op("Clip", np.clip)
