@@ -82,3 +82,16 @@ if(ONYX_PYTHON)
     ENVIRONMENT "${ONYX_PYTHON_ENV}" PASS_REGULAR_EXPRESSION
     "^-0.25 -0.25 -0.1 -0.05 0 0.5 3.5 6\n-1 -1 -1 -1 0 0 3 6\n$")
 endif()
+
+# The API test and the bad custom models under valgrind (when installed):
+# no leak or invalid access on the paths of failing user functions.
+if(ONYX_MEMCHECK)
+  add_test(NAME custom.api.memcheck COMMAND ${ONYX_MEMCHECK} $<TARGET_FILE:test_custom>)
+  set_tests_properties(custom.api.memcheck PROPERTIES LABELS "custom;memcheck")
+  if(ONYX_PYTHON)
+    add_test(NAME custom.bad_models.memcheck COMMAND ${ONYX_MEMCHECK}
+      $<TARGET_FILE:check_bad_models> --ops $<TARGET_FILE:testops> ${CMAKE_CURRENT_BINARY_DIR}/bad_custom)
+    set_tests_properties(custom.bad_models.memcheck PROPERTIES FIXTURES_REQUIRED custom_bad
+      LABELS "custom;memcheck")
+  endif()
+endif()

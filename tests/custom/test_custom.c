@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/alloc.h"
 #include "model_builder.h"
 
 /* ---- Models ---- */
@@ -601,6 +602,50 @@ static void test_library(void **state) {
   release(m);
 }
 
+/* ---- Allocation failures ---- */
+
+/* Every allocation of registration, session creation and a run with a
+ * registered op (before and after onyx's own, with symbolic shapes) fails
+ * in turn: each such call fails cleanly with ONYX_OUT_OF_MEMORY, leaking
+ * nothing (the sanitizer and valgrind builds check that), until one
+ * pass needs no failing allocation and gives the right values. */
+static void test_allocation_failures(void **state) {
+  (void)state;
+  const char *ops[] = {"Floor", "R", "Sign"}, *dom[] = {"", "com.example", ""};
+  onyx_model *m = chain(ops, dom, 3, -1);
+  onyx_custom_op d = relu_def("com.example", "R", NULL);
+  float x[3] = {-1.5f, 0.5f, 2.5f}, y[3];
+  for (unsigned long n = 1;; n++) {
+    assert_true(n < 10000);
+    onyx_op_registry *reg = NULL;
+    onyx_session *s = NULL;
+    onyx_session_options opts;
+    onyx_session_options_init(&opts);
+    onyx_error err = {0};
+    onyx__alloc_fail_at(n);
+    onyx_status st = onyx_op_registry_create(&reg, &err);
+    if (st == ONYX_OK) st = onyx_op_registry_add(reg, &d, &err);
+    opts.ops = reg;
+    if (st == ONYX_OK) st = onyx_session_create(m, &opts, &s, &err);
+    onyx_tensor in = {ONYX_DTYPE_FLOAT, 1, {3}, x, sizeof x}, out = {0};
+    if (st == ONYX_OK) st = onyx_session_run(s, &in, 1, &out, 1, &err);
+    onyx__alloc_fail_at(0);
+    onyx_session_free(s);
+    onyx_op_registry_free(reg);
+    if (st != ONYX_OK) {
+      assert_int_equal(st, ONYX_OUT_OF_MEMORY);
+      assert_int_equal(err.status, ONYX_OUT_OF_MEMORY);
+      assert_null(out.data);
+      continue;
+    }
+    memcpy(y, out.data, sizeof y);
+    onyx_free(out.data);
+    assert_true(y[0] == 0 && y[1] == 0 && y[2] == 1); /* Sign(Relu(Floor(x))) */
+    break;
+  }
+  release(m);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_registration_errors),
@@ -613,6 +658,7 @@ int main(void) {
       cmocka_unit_test(test_lying_functions),
       cmocka_unit_test(test_node_checks),
       cmocka_unit_test(test_library),
+      cmocka_unit_test(test_allocation_failures),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
