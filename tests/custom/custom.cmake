@@ -41,7 +41,7 @@ target_include_directories(test_custom PRIVATE ${PROJECT_SOURCE_DIR}/src
 target_compile_options(test_custom PRIVATE ${ONYX_WARNINGS})
 target_compile_definitions(test_custom PRIVATE _POSIX_C_SOURCE=200809L
   ONYX_TESTOPS_PATH="$<TARGET_FILE:testops>")
-target_link_libraries(test_custom PRIVATE onyx_static PkgConfig::CMOCKA m)
+target_link_libraries(test_custom PRIVATE onyx_static PkgConfig::CMOCKA m Threads::Threads)
 set_target_properties(test_custom PROPERTIES ENABLE_EXPORTS ON)
 add_dependencies(test_custom testops)
 add_test(NAME custom.api COMMAND test_custom)

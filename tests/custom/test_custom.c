@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -602,6 +603,59 @@ static void test_library(void **state) {
   release(m);
 }
 
+/* ---- Concurrent runs ---- */
+
+typedef struct runner {
+  onyx_session *s;
+  size_t n;
+  int bad;
+} runner;
+
+static void *run_many(void *arg) {
+  runner *r = arg;
+  float x[64], y[64];
+  for (int k = 0; k < 50; k++) {
+    size_t n = 1 + (r->n + (size_t)k) % 64;
+    for (size_t i = 0; i < n; i++) x[i] = (float)i - 20.5f;
+    onyx_tensor in = {ONYX_DTYPE_FLOAT, 1, {(int64_t)n}, x, n * 4};
+    onyx_tensor out = {.data = y, .size = sizeof y};
+    if (onyx_session_run(r->s, &in, 1, &out, 1, NULL) != ONYX_OK || out.dims[0] != (int64_t)n)
+      r->bad++;
+    for (size_t i = 0; i < n; i++) r->bad += y[i] != (floorf(x[i]) > 0 ? 1.0f : 0.0f);
+  }
+  return NULL;
+}
+
+/* Several threads run one session whose registered op has a symbolic
+ * shape (infer at each run) and takes an intermediate buffer in place. */
+static void test_concurrent_runs(void **state) {
+  (void)state;
+  const char *ops[] = {"Floor", "R", "R", "Sign"};
+  const char *dom[] = {"", "com.example", "com.example", ""};
+  onyx_model *m = chain(ops, dom, 4, -1);
+  onyx_custom_op d = relu_def("com.example", "R", NULL);
+  d.allows_in_place = 1;
+  onyx_op_registry *reg = registry_with(&d, 1);
+  onyx_session_options opts;
+  onyx_session_options_init(&opts);
+  opts.ops = reg;
+  onyx_session *s = NULL;
+  assert_int_equal(onyx_session_create(m, &opts, &s, NULL), ONYX_OK);
+  pthread_t t[4];
+  runner r[4];
+  for (int i = 0; i < 4; i++) {
+    r[i] = (runner){s, (size_t)i * 13, 0};
+    assert_int_equal(pthread_create(&t[i], NULL, run_many, &r[i]), 0);
+  }
+  for (int i = 0; i < 4; i++) {
+    pthread_join(t[i], NULL);
+    assert_int_equal(r[i].bad, 0);
+  }
+  onyx_session_free(s);
+  onyx_op_registry_free(reg);
+  release(m);
+}
+
 /* ---- Allocation failures ---- */
 
 /* Every allocation of registration, session creation and a run with a
@@ -659,6 +713,7 @@ int main(void) {
       cmocka_unit_test(test_node_checks),
       cmocka_unit_test(test_library),
       cmocka_unit_test(test_allocation_failures),
+      cmocka_unit_test(test_concurrent_runs),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
