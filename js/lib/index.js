@@ -119,6 +119,9 @@ const MAX_RANK = 16;
 const ERROR_SIZE = 4 + 512; // onyx_error: status, message[512]
 const TENSOR = { dtype: 0, rank: 4, dims: 8, data: 136, size: 140, SIZE: 144 };
 const INFO = { name: 0, dtype: 4, hasShape: 8, rank: 12, dims: 16, dimNames: 144, SIZE: 208 };
+// onyx_session_options: threads, isa_cap, arena, arena_size, ops.
+const OPTIONS = { isaCap: 4, SIZE: 20 };
+const GUARD = 16; // bytes after the options that onyx_session_options_init must leave alone
 
 /** Calls into one module, with scratch memory freed in one place. */
 class Heap {
@@ -261,11 +264,18 @@ export class InferenceSession {
       const err = h.alloc(ERROR_SIZE);
       h.check(m.exports.onyx_model_load_memory(s.bytes, bytes.byteLength, out, err), err);
       s.model = h.view().getUint32(out, true);
-      const opts = h.alloc(8);
+      // The guard catches a module whose options struct outgrew OPTIONS.SIZE
+      // (a package and a module of different versions) before it matters.
+      const opts = h.alloc(OPTIONS.SIZE + GUARD);
+      h.bytes(opts + OPTIONS.SIZE, GUARD).fill(0xaa);
       m.exports.onyx_session_options_init(opts);
+      if (h.bytes(opts + OPTIONS.SIZE, GUARD).some((b) => b !== 0xaa)) {
+        throw new OnyxError('onyx-lib.wasm does not match this package (options layout)',
+          'ONYX_INVALID_ARGUMENT');
+      }
       if (options.isa !== undefined) {
         const isa = isaLevel(h, options.isa);
-        h.view().setInt32(opts + 4, isa, true);
+        h.view().setInt32(opts + OPTIONS.isaCap, isa, true);
       }
       h.check(m.exports.onyx_session_create(s.model, opts, out, err), err);
       s.session = h.view().getUint32(out, true);

@@ -38,7 +38,7 @@ struct onyx__run_ctx {
    * its mark after this context: each run gives back what it took. */
   onyx__arena *fixed;
   size_t mark;
-  onyx_tensor *views;     /* per value, what registered operators see; NULL without them */
+  onyx_tensor *views; /* per value, what registered operators see; NULL without them */
 };
 
 void onyx__run_ctx_free(onyx__run_ctx *c) {

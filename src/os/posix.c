@@ -83,14 +83,8 @@ uint64_t onyx__os_seed(void) {
 
 /* ---- Shared libraries --------------------------------------------------- */
 
-/* WebAssembly (WASI) has no dynamic loader: there every open fails. */
-#if defined(__has_include)
-#if __has_include(<dlfcn.h>) && !defined(__wasi__)
-#define ONYX__OS_HAS_DLOPEN 1
-#endif
-#endif
-
-#if defined(ONYX__OS_HAS_DLOPEN)
+/* WebAssembly (WASI) has no dynamic loader: library_none.c serves it. */
+#if !defined(__wasi__)
 #include <dlfcn.h>
 #include <string.h>
 
@@ -121,24 +115,4 @@ void (*onyx__os_library_symbol(onyx__os_library *lib, const char *name))(void) {
 void onyx__os_library_close(onyx__os_library *lib) {
   if (lib != NULL) (void)dlclose((void *)lib);
 }
-#else
-int onyx__os_library_open(const char *path, onyx__os_library **out, char *why, size_t cap) {
-  (void)path;
-  *out = NULL;
-  if (cap > 0) {
-    const char msg[] = "this platform cannot load shared libraries";
-    size_t n = sizeof msg - 1 < cap - 1 ? sizeof msg - 1 : cap - 1;
-    for (size_t i = 0; i < n; i++) why[i] = msg[i];
-    why[n] = '\0';
-  }
-  return ONYX__OS_E_UNSUPPORTED;
-}
-
-void (*onyx__os_library_symbol(onyx__os_library *lib, const char *name))(void) {
-  (void)lib;
-  (void)name;
-  return NULL;
-}
-
-void onyx__os_library_close(onyx__os_library *lib) { (void)lib; }
 #endif
