@@ -32,10 +32,15 @@ extern "C" {
 
 /**
  * @brief Marks the functions the shared library exports; everything else in
- * it is hidden.
+ * it is hidden. On Windows, a program that links onyx.dll (through its
+ * import library) defines ONYX_DLL before including this header, as the
+ * CMake target onyx_shared does for it, so that calls go straight through
+ * the DLL's import table; a program that links the static library does not.
  */
 #if defined(_WIN32) && defined(ONYX_BUILD_SHARED)
 #define ONYX_API __declspec(dllexport)
+#elif defined(_WIN32) && defined(ONYX_DLL)
+#define ONYX_API __declspec(dllimport)
 #elif defined(__GNUC__)
 #define ONYX_API __attribute__((visibility("default")))
 #else

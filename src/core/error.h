@@ -4,7 +4,9 @@
 
 #include "onyx.h"
 
-#if defined(__GNUC__)
+#if defined(__MINGW32__) /* its "printf" format is msvcrt's, without %zu */
+#define ONYX__PRINTF(a, b) __attribute__((format(gnu_printf, a, b)))
+#elif defined(__GNUC__)
 #define ONYX__PRINTF(a, b) __attribute__((format(printf, a, b)))
 #else
 #define ONYX__PRINTF(a, b)

@@ -40,6 +40,30 @@ typedef struct onyx__os_cond {
 } onyx__os_cond;
 typedef int onyx__os_once;
 #define ONYX__OS_ONCE_INIT 0
+#elif defined(_WIN32)
+/*
+ * Windows (src/os/win32.c): a thread's HANDLE, an SRWLOCK, a
+ * CONDITION_VARIABLE and an INIT_ONCE. Each of these is one pointer wide
+ * and starts as all zeros, so they are held here as a pointer, and this
+ * header needs no <windows.h>, whose macros (min, max, near, ...) would
+ * reach every file of the library; win32.c checks the sizes at compile
+ * time.
+ */
+#define ONYX__OS_HAS_THREADS 1
+typedef struct onyx__os_thread {
+  void *handle;
+} onyx__os_thread;
+typedef struct onyx__os_mutex {
+  void *srwlock;
+} onyx__os_mutex;
+typedef struct onyx__os_cond {
+  void *condition_variable;
+} onyx__os_cond;
+typedef struct onyx__os_once {
+  void *init_once;
+} onyx__os_once;
+#define ONYX__OS_ONCE_INIT \
+  { 0 }
 #else
 #define ONYX__OS_HAS_THREADS 1
 #include <pthread.h>
@@ -87,6 +111,12 @@ uint64_t onyx__os_clock_ns(void);
  * that input cannot be crafted against it. Not for cryptography.
  */
 uint64_t onyx__os_seed(void);
+/* splitmix64's finalizer, which the seeds mix their sources with. */
+static inline uint64_t onyx__os_mix64(uint64_t z) {
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
+  return z ^ (z >> 31);
+}
 
 /*
  * The kernel's hardware capability words (Linux: getauxval(AT_HWCAP) and
@@ -100,14 +130,20 @@ void onyx__os_hwcap(unsigned long *hwcap, unsigned long *hwcap2);
  * platform's own paths are wide, as on Windows). A platform without a file
  * system implements every call as failing with ONYX__OS_E_UNSUPPORTED.
  * An onyx__os_file is a value; ONYX__OS_FILE_NONE is no file. Callers
- * treat it as opaque: here it holds a descriptor, on Windows it would hold
- * a HANDLE (and onyx__os_file_map a view from CreateFileMappingW and
- * MapViewOfFile, open_inside refuse reparse points).
+ * treat it as opaque: on POSIX it holds a descriptor, on Windows a HANDLE
+ * (and onyx__os_file_map a view from CreateFileMappingW and MapViewOfFile).
  */
+#if defined(_WIN32)
+typedef struct onyx__os_file {
+  void *handle; /* a HANDLE; NULL for none (never INVALID_HANDLE_VALUE) */
+} onyx__os_file;
+#define ONYX__OS_FILE_NONE ((onyx__os_file){0})
+#else
 typedef struct onyx__os_file {
   int fd;
 } onyx__os_file;
 #define ONYX__OS_FILE_NONE ((onyx__os_file){-1})
+#endif
 
 /* Failures that are onyx's own rather than the platform's. */
 enum {
@@ -138,6 +174,13 @@ int onyx__os_file_create(const char *path, onyx__os_file *out);
  * swap a component between a check and the open. Empty and "."
  * components name the current folder. On a failure to open dir itself,
  * *in_dir is true; else *at and *len locate the component in rel.
+ *
+ * On Windows '\' separates components too; "C:x", "\\srv\share" count as
+ * absolute, a ':' elsewhere (a data stream) is ERROR_INVALID_NAME, and a
+ * reparse point (a symbolic link or a junction) is ONYX__OS_E_LINK. There
+ * each folder on the way is held open without delete sharing, so that
+ * nothing can rename or replace it until the file is open, and names go
+ * through the \\?\ namespace, where Windows takes them literally.
  */
 int onyx__os_file_open_inside(const char *dir, const char *rel, onyx__os_file *out, bool *in_dir,
                               size_t *at, size_t *len);

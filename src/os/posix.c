@@ -64,21 +64,15 @@ void onyx__os_hwcap(unsigned long *hwcap, unsigned long *hwcap2) {
 #endif
 }
 
-static uint64_t mix64(uint64_t z) { /* splitmix64's finalizer */
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
-  return z ^ (z >> 31);
-}
-
 uint64_t onyx__os_seed(void) {
   /* The clock differs from call to call; the addresses of a static and a
    * stack variable differ from run to run under ASLR. */
   static const char anchor = 0;
   struct timespec ts = {0, 0};
   (void)clock_gettime(CLOCK_MONOTONIC, &ts);
-  uint64_t z = mix64((uint64_t)(uintptr_t)&ts);
-  z = mix64(z ^ (uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 32));
-  return mix64(z ^ (uint64_t)(uintptr_t)&anchor);
+  uint64_t z = onyx__os_mix64((uint64_t)(uintptr_t)&ts);
+  z = onyx__os_mix64(z ^ (uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 32));
+  return onyx__os_mix64(z ^ (uint64_t)(uintptr_t)&anchor);
 }
 
 /* ---- Shared libraries --------------------------------------------------- */
