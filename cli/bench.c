@@ -23,12 +23,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "cli.h"
 #include "core/half.h"
 #include "onyx.h"
+#include "os/os.h"
+#include "sys.h"
 
 #define DEFAULT_WARMUP   5
 #define DEFAULT_DURATION 1.0
@@ -37,11 +37,7 @@
 /* ...and is updated at most this often (seconds). */
 #define PROGRESS_EVERY 0.2
 
-static double now_seconds(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
+static double now_seconds(void) { return (double)onyx__os_clock_ns() * 1e-9; }
 
 /* ---- Random data -------------------------------------------------------- */
 
@@ -121,7 +117,7 @@ static void *alloc_buffer(size_t bytes, int *ok) {
     *ok = 0;
     return NULL;
   }
-  void *p = aligned_alloc(64, rounded);
+  void *p = cli_sys_aligned_alloc(64, rounded);
   if (!p) *ok = 0;
   return p;
 }
@@ -387,8 +383,8 @@ static int time_node(const onyx_node_info *node, const value_shape *in, int64_t 
   void *y = alloc_buffer(bytes, &ok_y);
   double *t = malloc(runs * sizeof *t);
   if (!ok_x || !ok_y || !t) {
-    free(x);
-    free(y);
+    cli_sys_aligned_free(x);
+    cli_sys_aligned_free(y);
     free(t);
     cli_error_oom();
     return CLI_ERROR;
@@ -436,8 +432,8 @@ static int time_node(const onyx_node_info *node, const value_shape *in, int64_t 
     res->p90 = quantile(t, runs, 0.9);
     res->p99 = quantile(t, runs, 0.99);
   }
-  free(x);
-  free(y);
+  cli_sys_aligned_free(x);
+  cli_sys_aligned_free(y);
   free(t);
   return CLI_OK;
 }
@@ -574,7 +570,7 @@ static void cap_process_isa(onyx_isa cap) {
   const char *env = getenv("ONYX_ISA");
   for (int i = 0; env && i <= (int)cap; i++)
     if (strcmp(env, onyx_isa_name((onyx_isa)i)) == 0) return; /* already as low */
-  setenv("ONYX_ISA", onyx_isa_name(cap), 1);
+  (void)cli_sys_setenv("ONYX_ISA", onyx_isa_name(cap));
 }
 
 /* onyx bench's state: the model, its random inputs, the outputs the
@@ -590,7 +586,7 @@ typedef struct bench_state {
 } bench_state;
 
 static void bench_free(bench_state *b) {
-  for (size_t i = 0; b->inputs && i < b->m.n_in; i++) free(b->inputs[i].data);
+  for (size_t i = 0; b->inputs && i < b->m.n_in; i++) cli_sys_aligned_free(b->inputs[i].data);
   for (size_t i = 0; b->outputs && i < b->m.n_out; i++) onyx_free(b->outputs[i].data);
   free(b->tm.t);
   free(b->inputs);
@@ -816,7 +812,8 @@ static int measure(bench_state *b, const cli_args *a, long long warmup, rng *r) 
   if (rc != CLI_OK) return rc;
   for (size_t i = 0; i < b->m.n_out; i++) b->bytes_per_run += b->outputs[i].size;
   for (long long i = 0; i < warmup && rc == CLI_OK; i++) rc = run_once(b, &t);
-  if (rc == CLI_OK) rc = time_runs(b, max_runs, duration, a->progress || isatty(STDERR_FILENO));
+  if (rc == CLI_OK)
+    rc = time_runs(b, max_runs, duration, a->progress || cli_sys_stderr_is_terminal());
   if (rc == CLI_OK) qsort(b->tm.t, b->tm.n, sizeof *b->tm.t, cmp_double);
   return rc;
 }

@@ -13,6 +13,14 @@
 
 #include "onyx.h"
 
+/* The printf format checked below: on mingw, GCC's "printf" is msvcrt's,
+ * without %zu; onyx builds with mingw's C99 printf (CMakeLists.txt). */
+#if defined(__MINGW32__)
+#define CLI_PRINTF_FORMAT gnu_printf
+#else
+#define CLI_PRINTF_FORMAT printf
+#endif
+
 enum {
   CLI_OK = 0,
   CLI_TEST_FAILED = 1,
@@ -97,7 +105,7 @@ void cli_reset_error(onyx_error *err);
 /* Prints "onyx: MESSAGE" and "Try 'onyx COMMAND --help'." to stderr. */
 void cli_usage_error(const char *command, const char *fmt, ...)
 #if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
+    __attribute__((format(CLI_PRINTF_FORMAT, 2, 3)))
 #endif
     ;
 
@@ -170,7 +178,7 @@ char *cli_path_join(const char *a, const char *b);
 /* Returns a new string formatted like printf, or NULL when out of memory. */
 char *cli_str_printf(const char *fmt, ...)
 #if defined(__GNUC__)
-    __attribute__((format(printf, 1, 2)))
+    __attribute__((format(CLI_PRINTF_FORMAT, 1, 2)))
 #endif
     ;
 
@@ -185,7 +193,7 @@ typedef struct cli_strbuf {
 /* Appends to sb like printf. */
 void cli_sb_printf(cli_strbuf *sb, const char *fmt, ...)
 #if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
+    __attribute__((format(CLI_PRINTF_FORMAT, 2, 3)))
 #endif
     ;
 

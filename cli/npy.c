@@ -14,17 +14,15 @@
 #include "npy.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "core/byteorder.h"
+#include "sys.h"
 
 static const unsigned char NPY_MAGIC[NPY_MAGIC_LEN] = {0x93, 'N', 'U', 'M', 'P', 'Y'};
 
@@ -454,27 +452,25 @@ static npy_status read_npy(FILE *f, size_t total, onyx_tensor *out, char *why, s
 npy_status npy_load_file(const char *path, onyx_tensor *out, char *why, size_t why_size) {
   if (!out) return fail(why, why_size, NPY_BAD_MAGIC, "no output tensor");
   memset(out, 0, sizeof *out);
-  /* O_NONBLOCK keeps the open from waiting on a FIFO; like the .pb reader,
-   * anything but a regular file (a FIFO, /dev/zero) is refused at once. */
-  int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-  if (fd < 0) return fail(why, why_size, NPY_IO, "cannot open: %s", strerror(errno));
-  struct stat sb;
+  /* Like the .pb reader, anything but a regular file (a FIFO, /dev/zero)
+   * is refused at once. */
+  cli_stat sb;
+  int e;
+  FILE *f = cli_sys_open_regular(path, &sb, &e);
   npy_status st = NPY_OK;
-  if (fstat(fd, &sb) != 0)
-    st = fail(why, why_size, NPY_IO, "cannot stat: %s", strerror(errno));
-  else if (S_ISDIR(sb.st_mode))
+  if (e != 0)
+    st = fail(why, why_size, NPY_IO, "cannot open: %s", strerror(e));
+  else if (sb.kind == CLI_KIND_FOLDER)
     st = fail(why, why_size, NPY_IO, "is a folder, not a file");
-  else if (!S_ISREG(sb.st_mode))
+  else if (sb.kind != CLI_KIND_FILE)
     st = fail(why, why_size, NPY_IO, "not a regular file");
-  else if ((uint64_t)sb.st_size > SIZE_MAX)
+  else if (sb.size > SIZE_MAX)
     st = fail(why, why_size, NPY_SIZE, ".npy: the file is too large for this machine");
-  FILE *f = st == NPY_OK ? fdopen(fd, "rb") : NULL;
-  if (st == NPY_OK && !f) st = fail(why, why_size, NPY_IO, "cannot open: %s", strerror(errno));
-  if (!f) {
-    close(fd);
+  if (st != NPY_OK) {
+    if (f) fclose(f);
     return st;
   }
-  st = read_npy(f, (size_t)sb.st_size, out, why, why_size);
+  st = read_npy(f, (size_t)sb.size, out, why, why_size);
   fclose(f);
   if (st != NPY_OK) {
     free(out->data);
@@ -586,7 +582,7 @@ npy_status npy_save_file(const char *path, const onyx_tensor *t, char *why, size
   size_t hlen, need;
   npy_status st = encode_header(t, header, &hlen, &need, why, why_size);
   if (st != NPY_OK) return st;
-  FILE *f = fopen(path, "wb");
+  FILE *f = cli_sys_fopen(path, "wb");
   if (!f) return fail(why, why_size, NPY_IO, "cannot create: %s", strerror(errno));
   int error =
       fwrite(header, 1, hlen, f) != hlen || write_le(f, t->data, need, onyx_dtype_size(t->dtype));

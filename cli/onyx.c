@@ -13,6 +13,7 @@
  *   test.c    onyx test
  *   bench.c   onyx bench
  *   npy.c     numpy's .npy files
+ *   sys_*.c   the operating system's calls, per platform (sys.h)
  *
  * Exit codes: 0 success, 1 a test case failed (or none was found), 2 a usage
  * error, 3 an onyx or I/O error. Every error is one line on stderr of the form
@@ -28,6 +29,7 @@
 
 #include "cli.h"
 #include "onyx.h"
+#include "sys.h"
 
 /* The commands, with the options each accepts besides --threads and --isa. */
 static const struct {
@@ -127,6 +129,10 @@ static int run_command(int argc, char **argv) {
 }
 
 int main(int argc, char **argv) {
+  if (cli_sys_init(&argc, &argv) != 0) {
+    cli_error_oom();
+    return CLI_ERROR;
+  }
   int rc = run_command(argc, argv);
   cli_esc_release();
   return rc;

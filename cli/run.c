@@ -3,19 +3,16 @@
  * files) and onyx info (a model's description).
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/types.h>
-#include <unistd.h>
 
 #include "cli.h"
 #include "npy.h"
 #include "onyx.h"
+#include "sys.h"
 
 /* The longest output name used as a file name as it is: with ".npy" it
  * stays within NAME_MAX (255 bytes) on the common file systems. */
@@ -30,8 +27,8 @@ static int safe_file_name(const char *name) {
   if (len == 0 || len > MAX_FILE_NAME || strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
     return 0;
   for (size_t i = 0; i < len; i++)
-    if (name[i] == '/' || cli_needs_escape((unsigned char)name[i])) return 0;
-  return 1;
+    if (cli_needs_escape((unsigned char)name[i])) return 0;
+  return cli_sys_file_name_ok(name);
 }
 
 static int cmp_str_ptr(const void *a, const void *b) {
@@ -84,19 +81,19 @@ static int make_dirs(const char *dir) {
     return CLI_ERROR;
   }
   int rc = CLI_OK;
-  size_t len = strlen(p);
-  for (size_t i = 1; i <= len && rc == CLI_OK; i++) {
-    if (p[i] != '/' && p[i] != '\0') continue;
-    if (p[i - 1] == '/') continue;
+  size_t len = strlen(p), root = cli_sys_root_len(p);
+  for (size_t i = root > 1 ? root : 1; i <= len && rc == CLI_OK; i++) {
+    if (!cli_sys_is_sep(p[i]) && p[i] != '\0') continue;
+    if (cli_sys_is_sep(p[i - 1])) continue;
     char saved = p[i];
     p[i] = '\0';
-    if (mkdir(p, 0777) != 0) {
-      int e = errno;
-      struct stat sb;
+    int e = cli_sys_mkdir(p);
+    if (e != 0) {
+      cli_stat sb;
       if (e != EEXIST) {
         fprintf(stderr, "onyx: %s: cannot create folder: %s\n", cli_esc(p), strerror(e));
         rc = CLI_ERROR;
-      } else if (stat(p, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
+      } else if (cli_sys_stat(p, &sb) != 0 || sb.kind != CLI_KIND_FOLDER) {
         fprintf(stderr, "onyx: %s: exists and is not a folder\n", cli_esc(p));
         rc = CLI_ERROR;
       }
@@ -116,14 +113,15 @@ static int is_npy_file(const char *path) {
   if (len >= 4 && path[len - 4] == '.' && (path[len - 3] | 0x20) == 'n' &&
       (path[len - 2] | 0x20) == 'p' && (path[len - 1] | 0x20) == 'y')
     return 1;
-  /* O_NONBLOCK: a FIFO must not block the look; it is no .npy file. */
-  int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-  if (fd < 0) return 0;
-  struct stat sb;
+  /* A FIFO must not block the look; it is no .npy file. */
+  cli_stat sb;
+  int e;
+  FILE *f = cli_sys_open_regular(path, &sb, &e);
+  if (!f) return 0;
   unsigned char head[NPY_MAGIC_LEN];
-  ssize_t n = fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) ? read(fd, head, sizeof head) : 0;
-  close(fd);
-  return n > 0 && npy_has_magic(head, (size_t)n);
+  size_t n = fread(head, 1, sizeof head, f);
+  fclose(f);
+  return n > 0 && npy_has_magic(head, n);
 }
 
 /* Finds the session input whose name is the part of spec before one of its

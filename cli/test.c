@@ -4,18 +4,16 @@
  * for bit, NaN matching NaN, or tells why the case is skipped. The command
  * itself (filters, threads, reports) is test_cmd.c.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/types.h>
 
 #include "cli.h"
 #include "onyx.h"
+#include "sys.h"
 #include "test.h"
 
 /* Whether the element at p of type dt is a NaN (0 for integer types):
@@ -114,34 +112,32 @@ static void dir_error(const char *dir, const char *what, cli_strbuf *why) {
 
 /* The entry names of folder dir, sorted, without "." and "..". Returns 0
  * after reporting the error (see dir_error). */
+typedef struct listing {
+  str_list *out;
+  int skip_hidden, oom;
+} listing;
+
+static int list_one(void *ctx, const char *n) {
+  listing *l = ctx;
+  if (l->skip_hidden && n[0] == '.') return 1;
+  char *copy = cli_str_printf("%s", n);
+  /* cli_list_push frees copy on failure */
+  l->oom = !copy || !cli_list_push(l->out, copy);
+  return !l->oom;
+}
+
 static int list_dir(const char *dir, str_list *out, int skip_hidden, cli_strbuf *why) {
-  DIR *d = opendir(dir);
-  if (!d) {
-    dir_error(dir, strerror(errno), why);
-    return 0;
+  listing l = {out, skip_hidden, 0};
+  int e = cli_sys_list_dir(dir, list_one, &l);
+  int ok = e == 0 && !l.oom;
+  if (l.oom) {
+    if (why)
+      cli_sb_printf(why, "out of memory");
+    else
+      cli_error_oom();
+  } else if (e != 0) {
+    dir_error(dir, strerror(e), why);
   }
-  int ok = 1;
-  struct dirent *e;
-  errno = 0;
-  while ((e = readdir(d)) != NULL) {
-    const char *n = e->d_name;
-    if (strcmp(n, ".") == 0 || strcmp(n, "..") == 0 || (skip_hidden && n[0] == '.')) continue;
-    char *copy = cli_str_printf("%s", n);
-    if (!copy || !cli_list_push(out, copy)) { /* cli_list_push frees copy on failure */
-      if (why)
-        cli_sb_printf(why, "out of memory");
-      else
-        cli_error_oom();
-      ok = 0;
-      break;
-    }
-    errno = 0;
-  }
-  if (ok && errno != 0) {
-    dir_error(dir, strerror(errno), why);
-    ok = 0;
-  }
-  closedir(d);
   /* qsort's pointer must be valid even for no items: an empty folder has none. */
   if (ok && out->len > 0) qsort(out->items, out->len, sizeof *out->items, cli_cmp_str);
   return ok;
@@ -150,8 +146,8 @@ static int list_dir(const char *dir, str_list *out, int skip_hidden, cli_strbuf 
 static int is_case_dir(const char *dir) {
   char *m = cli_path_join(dir, "model.onnx");
   if (!m) return 0;
-  struct stat sb;
-  int r = stat(m, &sb) == 0;
+  cli_stat sb;
+  int r = cli_sys_stat(m, &sb) == 0;
   free(m);
   return r;
 }
@@ -161,8 +157,7 @@ static int is_case_dir(const char *dir) {
  * costs one visit per folder, even on link diamonds, and ends on loops.
  * Open addressing with linear probing, grown at half full. */
 typedef struct dir_key {
-  dev_t dev;
-  ino_t ino;
+  uint64_t dev, ino;
   int used;
 } dir_key;
 
@@ -171,7 +166,7 @@ typedef struct dir_set {
   size_t len, cap; /* cap: 0 or a power of two */
 } dir_set;
 
-static size_t dir_slot(const dir_set *s, dev_t dev, ino_t ino) {
+static size_t dir_slot(const dir_set *s, uint64_t dev, uint64_t ino) {
   uint64_t h =
       ((uint64_t)ino ^ ((uint64_t)dev << 32 | (uint64_t)dev >> 32)) * 0x9E3779B97F4A7C15ULL;
   size_t i = (size_t)(h >> 32) & (s->cap - 1);
@@ -194,12 +189,12 @@ static int dir_set_grow(dir_set *s) {
 
 /* Adds the folder sb describes. Returns 1 if it is new, 0 if it was visited
  * already, -1 when out of memory. */
-static int dir_set_add(dir_set *s, const struct stat *sb) {
+static int dir_set_add(dir_set *s, const cli_stat *sb) {
   if (2 * (s->len + 1) > s->cap && !dir_set_grow(s)) return -1;
-  dir_key *k = &s->slots[dir_slot(s, sb->st_dev, sb->st_ino)];
+  dir_key *k = &s->slots[dir_slot(s, sb->dev, sb->ino)];
   if (k->used) return 0;
-  k->dev = sb->st_dev;
-  k->ino = sb->st_ino;
+  k->dev = sb->dev;
+  k->ino = sb->ino;
   k->used = 1;
   s->len++;
   return 1;
@@ -208,7 +203,7 @@ static int dir_set_add(dir_set *s, const struct stat *sb) {
 /* Adds the case folder path (taken: freed unless kept), which sb
  * describes, to cases unless it was visited. Returns 0 when out of memory
  * (after reporting it). */
-static int add_case(dir_set *visited, const struct stat *sb, char *path, str_list *cases) {
+static int add_case(dir_set *visited, const cli_stat *sb, char *path, str_list *cases) {
   int fresh = dir_set_add(visited, sb);
   if (fresh == 0) free(path);
   /* cli_list_push frees path when it fails. */
@@ -222,9 +217,10 @@ static int add_case(dir_set *visited, const struct stat *sb, char *path, str_lis
  * folders in visited and adding those it walks. Returns 0 if some folder
  * could not be read (after reporting it). */
 static int find_cases(const char *dir, dir_set *visited, str_list *cases) {
-  struct stat sb;
-  if (stat(dir, &sb) != 0) {
-    fprintf(stderr, "onyx: %s: %s\n", cli_esc(dir), strerror(errno));
+  cli_stat sb;
+  int e = cli_sys_stat(dir, &sb);
+  if (e != 0) {
+    fprintf(stderr, "onyx: %s: %s\n", cli_esc(dir), strerror(e));
     return 0;
   }
   int added = dir_set_add(visited, &sb);
@@ -236,11 +232,11 @@ static int find_cases(const char *dir, dir_set *visited, str_list *cases) {
   int ok = list_dir(dir, &names, 1, NULL);
   for (size_t i = 0; ok && i < names.len; i++) {
     char *child = cli_path_join(dir, names.items[i]);
-    struct stat cs;
+    cli_stat cs;
     if (!child) {
       cli_error_oom();
       ok = 0;
-    } else if (stat(child, &cs) != 0 || !S_ISDIR(cs.st_mode)) {
+    } else if (cli_sys_stat(child, &cs) != 0 || cs.kind != CLI_KIND_FOLDER) {
       free(child);
     } else if (is_case_dir(child)) {
       if (!add_case(visited, &cs, child, cases)) ok = 0;
@@ -304,8 +300,8 @@ static int load_numbered(const char *dir, const char *set_name, const char *pref
       cli_sb_printf(why, "out of memory");
       return 0;
     }
-    struct stat sb;
-    if (stat(file, &sb) != 0 && errno == ENOENT) {
+    cli_stat sb;
+    if (cli_sys_stat(file, &sb) == ENOENT) {
       free(file);
       return 1;
     }
@@ -508,8 +504,8 @@ static int list_data_sets(const char *dir, str_list *names, data_set **sets, siz
       cli_sb_printf(why, "out of memory");
       return 0;
     }
-    struct stat sb;
-    int is_dir = stat(sub, &sb) == 0 && S_ISDIR(sb.st_mode);
+    cli_stat sb;
+    int is_dir = cli_sys_stat(sub, &sb) == 0 && sb.kind == CLI_KIND_FOLDER;
     free(sub);
     if (!is_dir) continue;
     (*sets)[*n_sets].number = number;
@@ -565,11 +561,12 @@ int cli_collect_cases(const cli_args *a, str_list *cases, int *read_error) {
   int rc = CLI_OK;
   for (size_t i = 0; i < a->n_positional && rc == CLI_OK; i++) {
     const char *p = a->positional[i];
-    struct stat sb;
-    if (stat(p, &sb) != 0) {
-      fprintf(stderr, "onyx: %s: %s\n", cli_esc(p), strerror(errno));
+    cli_stat sb;
+    int e = cli_sys_stat(p, &sb);
+    if (e != 0) {
+      fprintf(stderr, "onyx: %s: %s\n", cli_esc(p), strerror(e));
       *read_error = 1;
-    } else if (!S_ISDIR(sb.st_mode)) {
+    } else if (sb.kind != CLI_KIND_FOLDER) {
       fprintf(stderr, "onyx: %s: not a folder\n", cli_esc(p));
       *read_error = 1;
     } else if (is_case_dir(p)) {

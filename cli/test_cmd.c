@@ -8,39 +8,33 @@
  * in turn, so the output is the same for every -j.
  */
 #include <errno.h>
-/* A build without threads (ONYX_THREADS=OFF, as for WebAssembly) starts no
- * workers: -j N's cases run one after another on the calling thread. */
-#if !defined(ONYX_NO_THREADS)
-#include <pthread.h>
-#endif
-#include <regex.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "cli.h"
 #include "onyx.h"
+#include "os/os.h"
+#include "sys.h"
 #include "test.h"
 
 /* The compiled --include and --exclude expressions. */
 typedef struct filters {
-  regex_t *include, *exclude;
+  cli_regex **include, **exclude;
   size_t n_include, n_exclude;
 } filters;
 
 static void filters_free(filters *f) {
-  for (size_t i = 0; i < f->n_include; i++) regfree(&f->include[i]);
-  for (size_t i = 0; i < f->n_exclude; i++) regfree(&f->exclude[i]);
+  for (size_t i = 0; i < f->n_include; i++) cli_regex_free(f->include[i]);
+  for (size_t i = 0; i < f->n_exclude; i++) cli_regex_free(f->exclude[i]);
   free(f->include);
   free(f->exclude);
 }
 
 /* Compiles n expressions into a new array *out; a bad one is a usage
  * error that quotes regerror's words. */
-static int compile_all(const char *option, const char **exprs, size_t n, regex_t **out,
+static int compile_all(const char *option, const char **exprs, size_t n, cli_regex ***out,
                        size_t *n_out) {
   *out = calloc(n ? n : 1, sizeof **out);
   if (!*out) {
@@ -48,11 +42,8 @@ static int compile_all(const char *option, const char **exprs, size_t n, regex_t
     return CLI_ERROR;
   }
   for (*n_out = 0; *n_out < n; ++*n_out) {
-    int e = regcomp(&(*out)[*n_out], exprs[*n_out], REG_EXTENDED | REG_NOSUB);
-    if (e != 0) {
-      char why[256];
-      regerror(e, &(*out)[*n_out], why, sizeof why);
-      regfree(&(*out)[*n_out]);
+    char why[256];
+    if (cli_regex_compile(&(*out)[*n_out], exprs[*n_out], why, sizeof why) != 0) {
       cli_usage_error("test", "%s: '%s' is not a regular expression: %s", option, exprs[*n_out],
                       why);
       return CLI_USAGE;
@@ -73,13 +64,13 @@ static const char *case_name(const char *path) {
 
 /* The index of the first expression of n that matches the case at path,
  * or n. A trailing '/' is not part of the name. */
-static size_t first_match(const regex_t *res, size_t n, const char *path) {
+static size_t first_match(cli_regex *const *res, size_t n, const char *path) {
   const char *name = case_name(path);
   size_t len = strlen(name);
   while (len > 1 && name[len - 1] == '/') len--;
   char *copy = cli_str_printf("%.*s", (int)len, name);
   size_t i = 0;
-  while (copy && i < n && regexec(&res[i], copy, 0, NULL, 0) != 0) i++;
+  while (copy && i < n && !cli_regex_matches(res[i], copy)) i++;
   free(copy);
   return i;
 }
@@ -106,17 +97,11 @@ typedef struct test_job {
   case_result *results;
   unsigned char *done; /* per case, under lock */
   size_t n, next;      /* next: the next case a thread takes, under lock */
-#if !defined(ONYX_NO_THREADS)
-  pthread_mutex_t lock;
-  pthread_cond_t finished;
-#endif
+  onyx__os_mutex lock;
+  onyx__os_cond finished;
 } test_job;
 
-static double now_seconds(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
+static double now_seconds(void) { return (double)onyx__os_clock_ns() * 1e-9; }
 
 /* Runs case i, or skips it when an --exclude matches. */
 static void run_one(const test_job *job, size_t i) {
@@ -134,22 +119,20 @@ static void run_one(const test_job *job, size_t i) {
   res->seconds = now_seconds() - t0;
 }
 
-#if !defined(ONYX_NO_THREADS)
 static void *worker(void *arg) {
   test_job *job = arg;
   for (;;) {
-    pthread_mutex_lock(&job->lock);
+    onyx__os_mutex_lock(&job->lock);
     size_t i = job->next++;
-    pthread_mutex_unlock(&job->lock);
+    onyx__os_mutex_unlock(&job->lock);
     if (i >= job->n) return NULL;
     run_one(job, i);
-    pthread_mutex_lock(&job->lock);
+    onyx__os_mutex_lock(&job->lock);
     job->done[i] = 1;
-    pthread_cond_broadcast(&job->finished);
-    pthread_mutex_unlock(&job->lock);
+    onyx__os_cond_broadcast(&job->finished);
+    onyx__os_mutex_unlock(&job->lock);
   }
 }
-#endif
 
 /* Waits until case i has run (at once without threads). */
 static void wait_for(test_job *job, size_t i, int threaded) {
@@ -157,22 +140,18 @@ static void wait_for(test_job *job, size_t i, int threaded) {
     run_one(job, i);
     return;
   }
-#if !defined(ONYX_NO_THREADS)
-  pthread_mutex_lock(&job->lock);
-  while (!job->done[i]) pthread_cond_wait(&job->finished, &job->lock);
-  pthread_mutex_unlock(&job->lock);
-#endif
+  onyx__os_mutex_lock(&job->lock);
+  while (!job->done[i]) onyx__os_cond_wait(&job->finished, &job->lock);
+  onyx__os_mutex_unlock(&job->lock);
 }
 
 /* Starts up to n - 1 threads (the caller prints meanwhile). Returns how
  * many started; with none, cases run on the calling thread. */
-#if !defined(ONYX_NO_THREADS)
-static size_t start_workers(test_job *job, pthread_t *threads, size_t n) {
+static size_t start_workers(test_job *job, onyx__os_thread *threads, size_t n) {
   size_t started = 0;
-  while (started < n && pthread_create(&threads[started], NULL, worker, job) == 0) started++;
+  while (started < n && onyx__os_thread_start(&threads[started], worker, job)) started++;
   return started;
 }
-#endif
 
 /* ---- Reports -------------------------------------------------------------- */
 
@@ -256,7 +235,7 @@ static void print_summary(const cli_args *a, const size_t *count, char **skips, 
 /* Writes the JUnit XML report: one testsuite, one testcase per case, with
  * a failure or skipped element and its reason. */
 static int write_junit(const char *path, const test_job *job, const size_t *count) {
-  FILE *out = fopen(path, "w");
+  FILE *out = cli_sys_fopen(path, "wb");
   if (!out) {
     fprintf(stderr, "onyx: %s: cannot create: %s\n", cli_esc(path), strerror(errno));
     return CLI_ERROR;
@@ -334,14 +313,9 @@ static int prints_line(const cli_args *a, const case_result *res) {
 static int run_all(test_job *job, size_t *count, str_list *skips) {
   size_t want = job->a->jobs > 1 ? job->a->jobs : 1;
   if (want > job->n) want = job->n;
-#if defined(ONYX_NO_THREADS)
-  const size_t started = 0;
-  (void)want;
-#else
-  pthread_t *threads = want > 1 ? calloc(want, sizeof *threads) : NULL;
+  onyx__os_thread *threads = want > 1 ? calloc(want, sizeof *threads) : NULL;
   size_t started = threads ? start_workers(job, threads, want) : 0;
-#endif
-  progress p = {job->a->progress || isatty(STDERR_FILENO), 0, 0};
+  progress p = {job->a->progress || cli_sys_stderr_is_terminal(), 0, 0};
   int ok = 1;
   for (size_t i = 0; i < job->n; i++) {
     wait_for(job, i, started > 0);
@@ -357,27 +331,15 @@ static int run_all(test_job *job, size_t *count, str_list *skips) {
     res->skip = NULL;
   }
   progress_erase(&p);
-#if !defined(ONYX_NO_THREADS)
-  for (size_t t = 0; t < started; t++) pthread_join(threads[t], NULL);
+  for (size_t t = 0; t < started; t++) onyx__os_thread_join(threads[t]);
   free(threads);
-#endif
   return ok;
 }
 
 static int test_cases(const cli_args *a, const filters *f, str_list *cases) {
-  test_job job = {
-    a,
-    f,
-    cases->items,
-    NULL,
-    NULL,
-    cases->len,
-    0,
-#if !defined(ONYX_NO_THREADS)
-    PTHREAD_MUTEX_INITIALIZER,
-    PTHREAD_COND_INITIALIZER
-#endif
-  };
+  test_job job = {.a = a, .f = f, .cases = cases->items, .n = cases->len};
+  onyx__os_mutex_init(&job.lock);
+  onyx__os_cond_init(&job.finished);
   job.results = calloc(job.n ? job.n : 1, sizeof *job.results);
   job.done = calloc(job.n ? job.n : 1, 1);
   str_list skips = {0};
@@ -396,6 +358,8 @@ static int test_cases(const cli_args *a, const filters *f, str_list *cases) {
   cli_list_free(&skips);
   free(job.results);
   free(job.done);
+  onyx__os_cond_destroy(&job.finished);
+  onyx__os_mutex_destroy(&job.lock);
   return rc;
 }
 

@@ -25,7 +25,7 @@ endif()
 # The .npy reader and writer are part of the command (cli/npy.c); the unit
 # test tests/unit/test_npy.c compiles them in.
 if(TARGET test_npy)
-  target_sources(test_npy PRIVATE ${PROJECT_SOURCE_DIR}/cli/npy.c)
+  target_sources(test_npy PRIVATE ${PROJECT_SOURCE_DIR}/cli/npy.c ${ONYX_CLI_SYS})
   target_include_directories(test_npy PRIVATE ${PROJECT_SOURCE_DIR}/cli)
   target_compile_definitions(test_npy PRIVATE ONYX_NPY_FIXTURES="${ONYX_ECO_DIR}/npy")
   if(TARGET onyx_eco_fixtures)

@@ -21,7 +21,7 @@ set(ONYX_FUZZ_EXTRA_model ${CMAKE_CURRENT_SOURCE_DIR}/custom/testops.c)
 set(ONYX_FUZZ_EXTRA_tensor)
 if(EXISTS ${PROJECT_SOURCE_DIR}/cli/npy.c AND EXISTS ${PROJECT_SOURCE_DIR}/cli/npy.h)
   list(APPEND ONYX_FUZZ_TARGETS npy)
-  set(ONYX_FUZZ_EXTRA_npy ${PROJECT_SOURCE_DIR}/cli/npy.c)
+  set(ONYX_FUZZ_EXTRA_npy ${PROJECT_SOURCE_DIR}/cli/npy.c ${ONYX_CLI_SYS})
 endif()
 
 function(onyx_fuzz_executable name target)
