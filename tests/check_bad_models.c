@@ -415,6 +415,16 @@ static int write_file(const char *path, const void *bytes, size_t size) {
   return fclose(f) == 0 && ok;
 }
 
+#if defined(_WIN32)
+#include <direct.h>
+#include <io.h>
+/* Windows' C runtime has no mkdtemp: _mktemp names, _mkdir creates (and
+ * fails if another process took the name meanwhile). */
+static char *mkdtemp(char *templ) {
+  return _mktemp(templ) != NULL && _mkdir(templ) == 0 ? templ : NULL;
+}
+#endif
+
 /* A new empty folder for temporary files, in TMPDIR or /tmp. */
 static int make_temp_dir(char *out, size_t cap) {
   const char *tmp = getenv("TMPDIR");
