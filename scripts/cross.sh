@@ -175,6 +175,9 @@ run_windows() {
     -D__USE_MINGW_ANSI_STDIO=1 -D_FILE_OFFSET_BITS=64 -Iinclude -Isrc)
   "${cc[@]}" tests/check_bad_models.c "$dir/libonyx.a" -o "$dir/check_bad_models.exe" || return 1
   "${cc[@]}" tests/win32/test_win32_os.c "$dir/libonyx.a" -o "$dir/test_win32_os.exe" || return 1
+  # The README's example as a DLL user: through the import library, with
+  # ONYX_DLL (dllimport); it runs beside onyx.dll.
+  "${cc[@]}" -DONYX_DLL examples/example.c "$dir/libonyx.dll.a" -o "$dir/example_dll.exe" || return 1
   ls -l "$dir/onyx.exe" "$dir/onyx.dll" "$dir/libonyx.dll.a" "$dir/libonyx.a" |
     awk '{printf "  %-10s %s bytes\n", $NF, $5}' | sed "s|$dir/||"
   echo "  SKIP unit tests: no cmocka for mingw-w64 (Debian packages none, and no deb-src to build it)"
@@ -187,6 +190,19 @@ run_windows() {
     bad=1
   fi
   printf '%s\n' "$out" | grep '^SKIP' | sed 's/^/  /' || true
+  # onyx.dll exports the public API and nothing else.
+  local exports others
+  exports="$(x86_64-w64-mingw32-objdump -p "$dir/onyx.dll" |
+    sed -n '/\[Ordinal\/Name Pointer\] Table/,/^$/p' | sed 1d | awk 'NF>=3{print $NF}')"
+  others="$(printf '%s\n' "$exports" | grep -v '^onyx_[a-z]' || true)"
+  echo "  onyx.dll   $(printf '%s\n' "$exports" | grep -c .) exports${others:+, not onyx_*: $others}"
+  [ -z "$others" ] || bad=1
+  if out="$("${emu[@]}" "$dir/example_dll.exe" 2>&1 | tr -d '\r')" && [ "$out" = "-2 -1 -0 0 1 2 2 2 " ]; then
+    echo "  example    through onyx.dll: $out"
+  else
+    echo "  example    through onyx.dll FAILED: $out"
+    bad=1
+  fi
   # wine 8.0 shows a Linux symbolic link as the file or folder it points
   # to, never as a reparse point, so the bad cases whose folder holds one
   # cannot pass under it; test_win32_os.exe checks the refusal wherever
