@@ -183,7 +183,7 @@ run_windows() {
   echo "  SKIP unit tests: no cmocka for mingw-w64 (Debian packages none, and no deb-src to build it)"
   local emu out
   read -r -a emu <<<"$(emulator_of "$dir")"
-  if out="$("${emu[@]}" "$dir/test_win32_os.exe" 2>&1)"; then
+  if out="$("${emu[@]}" "$dir/test_win32_os.exe" "$cases/bad/external_data_length_wrong" 2>&1)"; then
     echo "  win32 os   $(printf '%s\n' "$out" | tail -1)"
   else
     printf '%s\n' "$out" | tail -20

@@ -78,12 +78,15 @@ void onyx_model_free(onyx_model *model) {
 }
 
 /* The folder part of path: "a/b/m.onnx" -> "a/b", "m.onnx" -> ".",
- * "/m.onnx" -> "/". */
+ * "/m.onnx" -> "/"; on Windows also "a\m.onnx" -> "a" and "C:\m.onnx" ->
+ * "C:\" (the root, not drive C's current folder). */
 static const char *dir_of(onyx__arena *arena, const char *path) {
-  const char *slash = strrchr(path, '/');
+  const char *slash = NULL;
+  for (const char *p = path; *p != '\0'; p++)
+    if (onyx__os_is_sep(*p)) slash = p;
   if (slash == NULL) return onyx__arena_strndup(arena, ".", 1);
-  if (slash == path) return onyx__arena_strndup(arena, "/", 1);
-  return onyx__arena_strndup(arena, path, (size_t)(slash - path));
+  size_t n = (size_t)(slash - path), root = onyx__os_root_len(path);
+  return onyx__arena_strndup(arena, path, n < root ? root : n);
 }
 
 /* Maps the file at path and parses it into m; unmaps it again unless

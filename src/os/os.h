@@ -145,6 +145,26 @@ typedef struct onyx__os_file {
 #define ONYX__OS_FILE_NONE ((onyx__os_file){-1})
 #endif
 
+/* Whether c separates path components: '/', and on Windows '\' too. */
+static inline bool onyx__os_is_sep(char c) {
+#if defined(_WIN32)
+  return c == '/' || c == '\\';
+#else
+  return c == '/';
+#endif
+}
+
+/* The length of path's root, the part a folder name keeps: 1 for "/x";
+ * on Windows 2 for "C:x" and 3 for "C:\x" (a UNC path's root is within
+ * its first separators, which the caller keeps anyway). */
+static inline size_t onyx__os_root_len(const char *path) {
+  size_t n = 0;
+#if defined(_WIN32)
+  if (path[0] != '\0' && path[1] == ':') n = 2;
+#endif
+  return onyx__os_is_sep(path[n]) ? n + 1 : n;
+}
+
 /* Failures that are onyx's own rather than the platform's. */
 enum {
   ONYX__OS_E_LINK = -1,       /* a path component is a symbolic link */
