@@ -66,8 +66,7 @@ void *cli_sys_aligned_alloc(size_t align, size_t size);
 void cli_sys_aligned_free(void *p);
 
 /* Extended regular expressions (POSIX regcomp) for --include and
- * --exclude. Where the platform has none (Windows), compiling fails with
- * a message that says so. */
+ * --exclude; where the C library has none (Windows), cli/ere.c's. */
 typedef struct cli_regex cli_regex;
 /* 0 and *re, or non-zero with why (a message) filled. */
 int cli_regex_compile(cli_regex **re, const char *expr, char *why, size_t why_size);

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "ere.h"
 #include "sys.h"
 
 /* A new UTF-16 copy of the UTF-8 s; NULL with errno set. */
@@ -197,21 +198,31 @@ void *cli_sys_aligned_alloc(size_t align, size_t size) { return _aligned_malloc(
 
 void cli_sys_aligned_free(void *p) { _aligned_free(p); }
 
-/* The C runtime of Windows has no regcomp. */
+/* The C runtime of Windows has no regcomp: cli/ere.c stands in. */
 struct cli_regex {
-  char unused;
+  cli_ere *ere;
 };
 
 int cli_regex_compile(cli_regex **re, const char *expr, char *why, size_t why_size) {
-  (void)expr;
-  *re = NULL;
-  snprintf(why, why_size, "regular expressions are not available on Windows");
-  return 1;
+  *re = malloc(sizeof **re);
+  if (!*re) {
+    snprintf(why, why_size, "out of memory");
+    return 1;
+  }
+  int e = cli_ere_compile(&(*re)->ere, expr, why, why_size);
+  if (e != 0) {
+    free(*re);
+    *re = NULL;
+  }
+  return e;
 }
 
 int cli_regex_matches(const cli_regex *re, const char *text) {
-  (void)re, (void)text;
-  return 0;
+  return cli_ere_matches(re->ere, text);
 }
 
-void cli_regex_free(cli_regex *re) { (void)re; }
+void cli_regex_free(cli_regex *re) {
+  if (!re) return;
+  cli_ere_free(re->ere);
+  free(re);
+}
