@@ -275,7 +275,10 @@ static wchar_t *literal_dir(const char *dir, size_t room, size_t *len, int *e) {
   memmove(out + p, full, ((size_t)got + 1) * sizeof *out);
   memcpy(out, prefix, p * sizeof *out);
   *len = p + got;
-  while (*len > 0 && out[*len - 1] == L'\\') out[--*len] = L'\0';
+  /* No trailing separator, but for a drive's root: \\?\C: is the volume,
+   * \\?\C:\ its root folder. */
+  while (*len > 0 && out[*len - 1] == L'\\' && !(*len >= 2 && out[*len - 2] == L':'))
+    out[--*len] = L'\0';
   return out;
 }
 
@@ -325,11 +328,11 @@ typedef struct walk {
 
 /* Appends rel[i, i + n) to w's path and opens it. */
 static int walk_step(walk *w, const char *rel, size_t i, size_t n, bool last) {
-  w->path[w->len] = L'\\';
-  int k = MultiByteToWideChar(CP_UTF8, MB_ERR_INVALID_CHARS, rel + i, (int)n, w->path + w->len + 1,
-                              (int)n);
+  if (w->path[w->len - 1] != L'\\') w->path[w->len++] = L'\\'; /* a root has its own */
+  int k =
+      MultiByteToWideChar(CP_UTF8, MB_ERR_INVALID_CHARS, rel + i, (int)n, w->path + w->len, (int)n);
   if (k <= 0) return (int)GetLastError();
-  w->len += 1 + (size_t)k;
+  w->len += (size_t)k;
   w->path[w->len] = L'\0';
   int e = open_component(w->path, last, &w->held[w->n_held]);
   if (e == 0) w->n_held++;

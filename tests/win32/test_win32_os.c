@@ -78,7 +78,23 @@ static void inside_absent(const char *rel) {
   if (e == 0) (void)onyx__os_file_close(f);
 }
 
+/* open_inside from the root of root's drive ("C:\"), whose name keeps its
+ * separator: "\\?\C:" without it would be the volume, not its root folder. */
+static void inside_from_drive_root(void) {
+  char rel[sizeof root + 16];
+  if (!(root[1] == ':' && root[2] == '\\')) return;
+  snprintf(rel, sizeof rel, "%s\\f.bin", root + 3);
+  onyx__os_file f;
+  bool in_dir;
+  size_t at, len;
+  char drive[4] = {root[0], ':', '\\', '\0'};
+  int e = onyx__os_file_open_inside(drive, rel, &f, &in_dir, &at, &len);
+  check(e == 0 && !in_dir, "open_inside from a drive's root folder", e);
+  if (e == 0) (void)onyx__os_file_close(f);
+}
+
 static void test_open_inside(void) {
+  inside_from_drive_root();
   inside("", ONYX__OS_E_EMPTY, NULL);
   inside("..", ONYX__OS_E_DOTDOT, NULL);
   inside("sub\\..\\..\\x", ONYX__OS_E_DOTDOT, NULL);
