@@ -2,12 +2,24 @@
  * --ops LIB: op libraries loaded into one registry that every session of
  * the command uses (onyx_op_registry_load_library).
  */
+#include <stdio.h>
+
 #include "cli.h"
 #include "onyx.h"
 
 int cli_load_ops(cli_args *a, onyx_op_registry **reg) {
   *reg = NULL;
   if (a->n_ops == 0) return CLI_OK;
+#if defined(_WIN32)
+  /* A Windows op library imports onyx_* from onyx.dll, which this command
+   * (linked statically) is not: its calls would reach another copy of
+   * onyx. Refused rather than half working; docs/custom-ops.md. */
+  fprintf(stderr,
+          "onyx: %s: --ops needs a program linked with onyx.dll on Windows; this onyx.exe "
+          "links onyx statically\n",
+          a->ops[0]);
+  return CLI_USAGE;
+#endif
   onyx_error err;
   cli_reset_error(&err);
   onyx_status st = onyx_op_registry_create(reg, &err);

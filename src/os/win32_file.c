@@ -383,3 +383,46 @@ int onyx__os_file_open_inside(const char *dir, const char *rel, onyx__os_file *o
   free(w.path);
   return e;
 }
+
+/* ---- Shared libraries --------------------------------------------------- */
+
+/* Copies s, cut to fit, into why[0 .. cap-1]. */
+static void set_why(char *why, size_t cap, const char *s) {
+  if (cap == 0) return;
+  size_t n = strlen(s);
+  if (n >= cap) n = cap - 1;
+  memcpy(why, s, n);
+  why[n] = '\0';
+}
+
+int onyx__os_library_open(const char *path, onyx__os_library **out, char *why, size_t cap) {
+  *out = NULL;
+  int e = 0;
+  wchar_t *w = widen(path, 0, &e);
+  if (w == NULL) {
+    set_why(why, cap, onyx__os_error_text(e));
+    return e;
+  }
+  /* The altered search path makes the library's own folder the first place
+   * its dependencies are looked for, as dlopen does with a path. */
+  HMODULE h = LoadLibraryExW(w, NULL, LOAD_WITH_ALTERED_SEARCH_PATH);
+  e = h == NULL ? (int)GetLastError() : 0;
+  free(w);
+  if (h == NULL) {
+    set_why(why, cap, onyx__os_error_text(e));
+    return e != 0 ? e : ONYX__OS_E_UNSUPPORTED;
+  }
+  *out = (onyx__os_library *)h;
+  return 0;
+}
+
+void (*onyx__os_library_symbol(onyx__os_library *lib, const char *name))(void) {
+  FARPROC p = GetProcAddress((HMODULE)lib, name);
+  /* FARPROC is a function pointer of another type: converting between
+   * function pointer types is defined, calling through the right one. */
+  return (void (*)(void))p;
+}
+
+void onyx__os_library_close(onyx__os_library *lib) {
+  if (lib != NULL) (void)FreeLibrary((HMODULE)lib);
+}
