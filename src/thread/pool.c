@@ -21,6 +21,22 @@
  * `active` drops to zero. `busy` is held by the one caller whose job the
  * pool is running.
  */
+/*
+ * Each worker's share of a job: the tasks [next, end) of one contiguous
+ * block, worker w's block being the w-th of n_threads + 1. A worker runs
+ * its own block first, then takes what is left of the others', so that
+ * the same worker runs the same tasks from one job to the next (their data
+ * stays in its core's cache: on 2 cores, float16 Ceil on 1e5 elements
+ * moved between the L2s every run when any thread took any task) while a
+ * slow thread still cannot hold up a fast one for long. Padded to a cache
+ * line so that workers taking tasks do not contend.
+ */
+typedef struct onyx__pool_share {
+  atomic_size_t next;
+  size_t end;
+  unsigned char pad[64 - sizeof(atomic_size_t) - sizeof(size_t)];
+} onyx__pool_share;
+
 struct onyx__pool {
   onyx__os_mutex lock;
   onyx__os_cond wake;
@@ -33,9 +49,8 @@ struct onyx__pool {
   atomic_bool stop;
   onyx__task_fn fn;
   void *ctx;
-  size_t n_tasks;
-  atomic_size_t next;
-  atomic_uint active; /* threads still working on the current job */
+  onyx__pool_share *shares; /* one per worker, the caller's first */
+  atomic_uint active;       /* threads still working on the current job */
 };
 
 /* How long a thread spins before it sleeps: about 50 microseconds. */
@@ -46,11 +61,16 @@ typedef struct worker_arg {
   unsigned id;
 } worker_arg;
 
-static void drain(onyx__pool *p, onyx__task_fn fn, void *ctx, size_t n, unsigned worker) {
-  for (;;) {
-    size_t i = atomic_fetch_add_explicit(&p->next, 1, memory_order_relaxed);
-    if (i >= n) return;
-    fn(ctx, i, worker);
+/* Runs the worker's own block, then what is left of the others'. */
+static void drain(onyx__pool *p, onyx__task_fn fn, void *ctx, unsigned worker) {
+  unsigned workers = p->n_threads + 1;
+  for (unsigned k = 0; k < workers; k++) {
+    onyx__pool_share *sh = &p->shares[(worker + k) % workers];
+    for (;;) {
+      size_t i = atomic_fetch_add_explicit(&sh->next, 1, memory_order_relaxed);
+      if (i >= sh->end) break;
+      fn(ctx, i, worker);
+    }
   }
 }
 
@@ -73,11 +93,7 @@ static void *worker_main(void *arg) {
     if (atomic_load(&p->stop)) return NULL;
     /* The job's fields were written before generation was bumped. */
     seen = atomic_load(&p->generation);
-    onyx__task_fn fn = p->fn;
-    void *ctx = p->ctx;
-    size_t n = p->n_tasks;
-
-    drain(p, fn, ctx, n, id);
+    drain(p, p->fn, p->ctx, id);
 
     if (atomic_fetch_sub_explicit(&p->active, 1, memory_order_acq_rel) == 1) {
       onyx__os_mutex_lock(&p->lock);
@@ -93,10 +109,11 @@ onyx_status onyx__pool_create(unsigned n_threads, onyx__pool **out, onyx_error *
   worker_arg *args = NULL;
   if (p != NULL) {
     p->threads = onyx__calloc(n_threads, sizeof *p->threads);
+    p->shares = onyx__calloc(n_threads, sizeof *p->shares);
     args = onyx__calloc(n_threads, sizeof *args);
   }
-  if (p == NULL || p->threads == NULL || args == NULL) {
-    if (p != NULL) onyx__free(p->threads);
+  if (p == NULL || p->threads == NULL || p->shares == NULL || args == NULL) {
+    if (p != NULL) onyx__free(p->threads), onyx__free(p->shares);
     onyx__free(p);
     onyx__free(args);
     return onyx__fail(err, ONYX_OUT_OF_MEMORY, "out of memory for the thread pool");
@@ -105,7 +122,7 @@ onyx_status onyx__pool_create(unsigned n_threads, onyx__pool **out, onyx_error *
   onyx__os_mutex_init(&p->busy);
   onyx__os_cond_init(&p->wake);
   onyx__os_cond_init(&p->done);
-  atomic_init(&p->next, 0);
+  for (unsigned i = 0; i < n_threads; i++) atomic_init(&p->shares[i].next, 0);
   atomic_init(&p->active, 0);
   atomic_init(&p->generation, 0);
   atomic_init(&p->sleepers, 0);
@@ -142,6 +159,7 @@ void onyx__pool_free(onyx__pool *p) {
   onyx__os_cond_destroy(&p->wake);
   onyx__os_cond_destroy(&p->done);
   onyx__free(p->threads);
+  onyx__free(p->shares);
   onyx__free(p);
 }
 
@@ -157,8 +175,11 @@ void onyx__pool_run(onyx__pool *p, size_t n_tasks, onyx__task_fn fn, void *ctx) 
   }
   p->fn = fn;
   p->ctx = ctx;
-  p->n_tasks = n_tasks;
-  atomic_store_explicit(&p->next, 0, memory_order_relaxed);
+  unsigned workers = p->n_threads + 1;
+  for (unsigned w = 0; w < workers; w++) {
+    atomic_store_explicit(&p->shares[w].next, n_tasks * w / workers, memory_order_relaxed);
+    p->shares[w].end = n_tasks * (w + 1) / workers;
+  }
   atomic_store_explicit(&p->active, p->n_threads, memory_order_relaxed);
   atomic_fetch_add(&p->generation, 1);
   if (atomic_load(&p->sleepers) > 0) {
@@ -167,7 +188,7 @@ void onyx__pool_run(onyx__pool *p, size_t n_tasks, onyx__task_fn fn, void *ctx) 
     onyx__os_mutex_unlock(&p->lock);
   }
 
-  drain(p, fn, ctx, n_tasks, 0);
+  drain(p, fn, ctx, 0);
 
   for (int i = 0; i < SPIN_ITERATIONS && atomic_load(&p->active) != 0; i++) onyx__spin_hint();
   if (atomic_load(&p->active) != 0) {
