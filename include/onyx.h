@@ -1058,16 +1058,19 @@ ONYX_API void onyx_op_parallel_for(onyx_op_context *ctx, size_t n, void (*fn)(vo
 
 /**
  * @brief Records why the operator failed: status and a printf-style
- * message, which onyx reports prefixed with the node and op. The C
- * library's vsnprintf formats it (a C99 one on Windows too, where onyx is
- * built with mingw-w64's, so %zu works there).
+ * message, which onyx reports prefixed with the node and op. onyx formats
+ * it itself, the same on every platform and without linking a printf on
+ * microcontrollers: %d %i %u %x, each bare or with l, ll or z; %c; %s,
+ * with an optional precision (.N or .*); and %%. Flags, widths and the
+ * floating-point conversions are not supported (they are copied as they
+ * stand), and the message is cut at 399 bytes.
  * @param ctx    The context the function received.
  * @param status The error status the function will return.
  * @param fmt    A printf format, then its arguments.
  * @return status, so that a function can `return onyx_op_fail(ctx, ...)`.
  */
 ONYX_API onyx_status onyx_op_fail(onyx_op_context *ctx, onyx_status status, const char *fmt, ...)
-#if defined(__MINGW32__) /* C99 conversions, %zu included: not msvcrt's printf */
+#if defined(__MINGW32__) /* %zu included: not msvcrt's printf */
     __attribute__((format(gnu_printf, 3, 4)))
 #elif defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))

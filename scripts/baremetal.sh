@@ -109,6 +109,14 @@ arm-none-eabi-size "$out/size.elf" | sed 's/^/  /'
 echo "where its bytes come from (the arena is main's bss):"
 /usr/bin/python3 -B baremetal/map_sizes.py "$out/size.map" | tee "$out/sizes.txt"
 code="$(sed -n 's/^  onyx: \([0-9]*\) bytes.*/\1/p' "$out/sizes.txt")"
+# onyx formats its messages itself (src/core/format.c): a printf in the
+# image (newlib's costs about 23 KB) means some call slipped back to it.
+if arm-none-eabi-nm "$out/size.elf" | grep -qE ' [Tt] _?(v?s?n?printf|_?svfprintf_r|_vfprintf_r)$'; then
+  echo "baremetal.sh: the size image links a printf:" >&2
+  arm-none-eabi-nm "$out/size.elf" | grep -E ' [Tt] _?(v?s?n?printf|_?svfprintf_r|_vfprintf_r)$' >&2
+  exit 1
+fi
+echo "no printf linked (messages go through onyx's own formatter)"
 verdict() { [ "$1" -lt "$2" ] && echo "met" || echo "not met"; }
 echo "goals: onyx's code under 32 KB: $(verdict "$code" 32768) ($code bytes);" \
   "a one-node model's arena under 4 KB: $(verdict "$arena" 4096) ($arena bytes)"

@@ -11,10 +11,10 @@
 #include "graph/custom.h"
 
 #include <stdarg.h>
-#include <stdio.h>
 #include <string.h>
 
 #include "core/error.h"
+#include "core/format.h"
 #include "graph/session.h"
 #include "ops/op.h"
 
@@ -31,8 +31,8 @@ struct onyx_op_context {
 
 /* "node 3 ('name', com.example:Op)" */
 static void label(const onyx__node *node, uint32_t index, char *buf, size_t cap) {
-  snprintf(buf, cap, "node %u ('%s', %s%s%s)", index, node->name, node->domain,
-           node->domain[0] != '\0' ? ":" : "", node->op_type);
+  onyx__format(buf, cap, "node %u ('%s', %s%s%s)", index, node->name, node->domain,
+               node->domain[0] != '\0' ? ":" : "", node->op_type);
 }
 
 void *onyx_op_user_data(const onyx_op_context *ctx) {
@@ -53,7 +53,7 @@ onyx_status onyx_op_fail(onyx_op_context *ctx, onyx_status status, const char *f
   if (ctx == NULL || fmt == NULL) return status;
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(ctx->message, sizeof ctx->message, fmt, ap);
+  onyx__vformat(ctx->message, sizeof ctx->message, fmt, ap);
   va_end(ap);
   ctx->failed = status;
   return status;
