@@ -5,9 +5,11 @@
 # ONNX backend tests and the bad-model suite. Then the hardening runs: the
 # suite under ASan+UBSan, the fuzzers for a minute each, ThreadSanitizer on
 # the threaded tests, and valgrind memcheck (scripts/hardening.sh). Last, the
-# cross builds under qemu-user: aarch64, armhf, i686, s390x and riscv64
-# (scripts/cross.sh, which installs its cross compilers and qemu). And the
-# bare-metal Cortex-M3 build under QEMU's mps2-an385 (scripts/baremetal.sh).
+# cross builds (scripts/cross.sh, which installs its compilers and
+# emulators): aarch64, armhf, i686, s390x and riscv64 under qemu-user,
+# Windows x86-64 under wine64, wasm32 and the JavaScript package under Node;
+# and the bare-metal Cortex-M3 build under QEMU's mps2-an385
+# (scripts/baremetal.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/deps.sh
