@@ -19,7 +19,7 @@ int cli_load_ops(cli_args *a, onyx_op_registry **reg) {
           "links onyx statically\n",
           a->ops[0]);
   return CLI_USAGE;
-#endif
+#else
   onyx_error err;
   cli_reset_error(&err);
   onyx_status st = onyx_op_registry_create(reg, &err);
@@ -39,4 +39,5 @@ int cli_load_ops(cli_args *a, onyx_op_registry **reg) {
   }
   a->opts.ops = *reg;
   return CLI_OK;
+#endif
 }
