@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Embeds the file ONYX_BLOB_FILE (a -D definition: a quoted path) as the
  * read-only bytes onyx_blob .. onyx_blob_end: the packed cases of the test
  * image (pack_cases.py), or the model of the size image. */

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """Sums a GNU ld map file's input sections by where they came from.
 
     map_sizes.py MAP

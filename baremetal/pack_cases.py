@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """Packs ONNX backend-test case folders into one file for the bare-metal
 test image (baremetal/runner.c reads it; the image embeds it with .incbin).
 

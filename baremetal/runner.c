@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The bare-metal conformance runner: runs every case that
  * baremetal/pack_cases.py packed into the image and compares each output

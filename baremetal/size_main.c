@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The size image: a minimal program that loads one Ceil model from memory
  * (embedded by blob.S) and runs it in a static arena of ONYX_ARENA_SIZE

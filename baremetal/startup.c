@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Start-up code for the test images on QEMU's mps2-an385 board: the vector
  * table at address 0 (the initial stack pointer, then the reset handler),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* See copy_loop.h. GCC and Clang target attributes give each width its own
  * function in one file; the CPU check picks one per call (cheap next to a
  * copy of a thousand bytes or more). */

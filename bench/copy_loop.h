@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * A plain vector copy: loads and stores of the widest vectors the CPU has,
  * four a step, the loop shape of onyx's kernels without their arithmetic.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Writes the benchmark's models: one single-node model per (op, element type)
 and the Ceil -> Clip -> Sign chain, all at ai.onnx opset 13 with a
 one-dimensional input of symbolic length N, so that one model serves every

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Peak memory of onyx and ONNX Runtime on one large initializer.
 
 Writes two models, each a float initializer of COUNT elements feeding Ceil

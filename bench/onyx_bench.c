@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * onyx_bench: the project's benchmark. For each (op, element type, size,
  * thread count) it times, back to back, onyx_session_run on a one-node

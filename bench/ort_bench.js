@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 'use strict';
 // The ONNX Runtime side of the onyx benchmark (onnxruntime-node).
 //

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Builds and runs onyx's benchmark: onyx, memcpy, ONNX Runtime and XNNPACK
 # on one-node Ceil, Floor, Clip and Sign models, for every element type,
 # size and thread count, back to back per case. See bench/README.md.
@@ -31,7 +32,7 @@ for a in "$@"; do
   case "$a" in
     --no-ort) ort=0 ;;
     -h | --help)
-      sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'
+      sed -n '3,19p' "$0" | sed 's/^# \{0,1\}//'
       echo
       ort=0
       args+=(--help)

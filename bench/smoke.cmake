@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # bench.smoke: onyx_bench, built with the project's warnings, on the models
 # gen_models.py writes, in its quick mode without ONNX Runtime (offline,
 # seconds). It fails when onyx fails on a model or its output differs from

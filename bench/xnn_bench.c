@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The XNNPACK side of onyx_bench; see xnn_bench.h. */
 #include "xnn_bench.h"
 

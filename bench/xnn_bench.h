@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The XNNPACK side of onyx_bench: XNNPACK's own operators on the same
  * buffers, in the same process, for the (op, type) pairs it has. Built only

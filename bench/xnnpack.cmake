@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # XNNPACK for onyx_bench, optional: Debian's libxnnpack-dev (with
 # libpthreadpool-dev and libcpuinfo-dev). onyx_bench_use_xnnpack(target)
 # builds the target with bench/xnn_bench.c's XNNPACK side where all of it is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The command line: help texts, option values and the parse into cli_args.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Node attributes as onyx info shows them: numbers, strings and lists as
  * they are, a tensor (a Constant's value) as its type, shape and first

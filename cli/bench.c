@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * onyx bench: times runs of a model on random inputs of its declared types.
  *

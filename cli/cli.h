@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * What the parts of the onyx command share: exit codes, the parsed command
  * line, the helpers that report errors in the command's one-line form

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * What the commands share: error lines, escaping for printing, paths and
  * growable strings, and opening a model with its session.

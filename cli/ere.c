@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * POSIX extended regular expressions for onyx test's --include and
  * --exclude where the C library has no regcomp (Windows): the syntax of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * POSIX extended regular expressions (regcomp with REG_EXTENDED |
  * REG_NOSUB, C locale, bytes), matched without backtracking, for a C

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * onyx info: describes any model the library loads, also one onyx cannot
  * run: its IR version and opset imports, its producer and metadata, its

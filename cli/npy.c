@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The .npy reader and writer of the onyx command; see npy.h for the subset
  * of the format it accepts.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * A small, strict reader and writer for numpy's .npy files, for the onyx
  * command. Debian packages no C library for the format, and the subset onyx

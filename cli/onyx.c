@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The onyx command: runs a model once (on .pb or .npy inputs), runs ONNX
  * backend-test folders, describes a model, or times it. It uses only the

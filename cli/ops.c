@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * --ops LIB: op libraries loaded into one registry that every session of
  * the command uses (onyx_op_registry_load_library).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Printing values: one element as text (the shortest form that reads back
  * the same, as numpy prints it), and a whole tensor in numpy's nested

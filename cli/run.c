@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * onyx run (one run on .pb or .npy inputs; outputs printed or written to
  * files) and onyx info (a model's description).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * What the onyx command needs from the operating system beyond ISO C, with
  * one file per platform: sys_posix.c, sys_win32.c. Paths are UTF-8 bytes;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The onyx command's OS calls on POSIX systems. See sys.h.
  */

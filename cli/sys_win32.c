@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The onyx command's OS calls on Windows. See sys.h. Paths are UTF-8 and
  * go to the wide-character C runtime calls (_wstat64, _wmkdir, _wfopen).

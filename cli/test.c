@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The cases of onyx test: finds ONNX backend-test case folders (each folder
  * visited once), runs every data set of a case and compares the outputs bit

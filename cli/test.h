@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * What the onyx test command (test_cmd.c) needs of its cases (test.c): the
  * case folders to run and the outcome of running one.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * onyx test, the command: selects the cases (--include, --exclude), runs
  * them on -j threads, and reports each in the order found, as text lines,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Installation and packaging, following GNUInstallDirs. Included from the
 # top-level CMakeLists.txt once the targets exist. `cmake --install BUILD
 # [--prefix P]` puts into the prefix:

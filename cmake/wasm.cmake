@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # WebAssembly targets, for the build through cmake/toolchains/wasm32-wasi.cmake
 # (included from the top-level CMakeLists.txt there):
 #

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * A registered operator: onyx has no LeakyRelu, so this program gives it
  * one, then runs examples/custom_op.onnx (LeakyRelu -> Clip -> Floor), in

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """examples/custom_op.c in Python: onyx has no LeakyRelu, so a numpy
 function serves it, and onyx's own kernels serve Clip and Floor in
 examples/custom_op.onnx. Run from the repository root with the package

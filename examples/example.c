@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include <onyx.h>
 #include <stdio.h>
 

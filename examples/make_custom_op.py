@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """Regenerates examples/custom_op.onnx, the model of examples/custom_op.c
 (run from anywhere; needs onnx, e.g. Debian's /usr/bin/python3 with
 python3-onnx).

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """Regenerates the bundled example: examples/chain.onnx and
 examples/chain_input_x.pb (run from anywhere; needs numpy and onnx, e.g.
 Debian's /usr/bin/python3 with python3-onnx).

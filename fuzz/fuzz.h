@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * What the fuzz targets share: the libFuzzer entry point's declaration, a
  * way to stop on a broken invariant, the checks every failing onyx call must

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Fuzz target: model bytes -> onyx_model_load_memory -> onyx_session_create
  * -> onyx_session_run on small random inputs of the declared types.

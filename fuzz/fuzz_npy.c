@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Fuzz target: .npy file bytes -> npy_decode (cli/npy.c, the onyx command's
  * reader of numpy files).

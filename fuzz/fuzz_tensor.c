@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Fuzz target: TensorProto bytes -> onyx_tensor_decode.
  *

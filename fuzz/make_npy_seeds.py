@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Writes seed .npy files for fuzz_npy into OUTDIR: every element type the
 reader takes, ranks 0 to 3, an empty array, and format versions 1.0, 2.0
 and 3.0, as numpy writes them. Deterministic.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * A structure-aware mutator for fuzz_model_graph: libFuzzer's
  * LLVMFuzzerCustomMutator and LLVMFuzzerCustomCrossOver.

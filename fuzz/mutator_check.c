@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The structure-aware mutator (model_mutator.c) without libFuzzer: every
  * build runs it over the checked-in corpus as a short, deterministic fuzz

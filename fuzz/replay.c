@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Replays files through a fuzz target without libFuzzer, so that every
  * build (gcc or clang, with or without sanitizers, under valgrind) can run

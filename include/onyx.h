@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /**
  * @file onyx.h
  * @brief onyx: a small C11 runtime for ONNX models. This header is the whole

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Puts the library module a WebAssembly build made into the package, where
 # npm pack takes it from (it is built, never committed):
 #

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Builds onyx for a Cortex-M3 microcontroller (cmake/toolchains/cortex-m3.cmake:
 # arm-none-eabi-gcc, newlib, no files, no threads) and runs it under QEMU's
 # mps2-an385 board with semihosting:

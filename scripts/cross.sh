@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Cross-builds onyx for other Linux architectures with Debian's cross
 # compilers and runs the tests under qemu-user:
 #

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Installs what onyx needs to build and test, from Debian's packages. Run as
 # root on Debian 12. Skips the network when everything is already there.
 set -euo pipefail

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Set-up and first run: installs dependencies, builds onyx, and runs the
 # bundled example model (Ceil -> Floor -> Clip -> Sign) on its bundled input.
 set -euo pipefail

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Formats every C source and header of the project with clang-format and the
 # checked-in .clang-format, or with --check, lists the files that differ and
 # exits 1 (CI runs the check). tests/emu/immintrin.h is left alone: it mirrors

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Hardening checks, after scripts/test.sh's ordinary builds:
 #
 #   1. asan:     clang with -fsanitize=address,undefined -fno-sanitize-recover=all

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Checks that every C file is formatted as .clang-format says
 # (scripts/format.sh --check), then builds onyx with gcc and with clang (warnings are errors) and runs the whole
 # test suite with each: unit tests, spec examples, generated cases, Debian's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * check_bad_models: runs the invalid-model cases that tests/gen/gen_cases.py
  * writes under OUTDIR/bad, through the public API only.

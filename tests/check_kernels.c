@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Every kernel dispatch chooses at the best level this build and CPU allow,
  * against the scalar reference, bit for bit, NaN payloads included: a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Peak memory of `onyx run`: check_memory ONYX
  *

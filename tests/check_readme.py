@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Checks that README.md agrees with the code it describes."""
 import re
 import sys

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Conformance tests: generated cases, Debian's ONNX test data, invalid models
 # and the README example. Included from tests/CMakeLists.txt, which sets
 # ONYX_PYTHON and ONYX_TESTDATA_DIR. See tests/README.md.

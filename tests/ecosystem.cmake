@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Tests of what surrounds the library: installation and packaging, the
 # version, the exported symbols, the Python package, the onyx command's .npy
 # files and bench command, and the documentation (manual page, status list,

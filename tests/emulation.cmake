@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # unit.test_simd.emulated_avx512: tests/unit/test_simd.c against the AVX-512
 # kernels, emulated on AVX2. On a machine with AVX2 and F16C but no AVX-512,
 # unit.test_simd never reaches src/kernels/x86/kernels_avx512.c;

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Hardening tests: the fuzz targets' replay drivers (built in every build),
 # the libFuzzer targets themselves (-DONYX_FUZZ=ON, clang), and valgrind
 # runs of the unit tests, Debian's conformance cases and the replays.

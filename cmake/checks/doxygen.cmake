@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Builds the HTML reference with docs/Doxyfile, every warning an error (an
 # undocumented function, parameter or field of include/onyx.h fails).
 #

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # docs/errors.md lists exactly the status codes of ONYX_STATUS_MAP in
 # include/onyx.h, in order, with the same numbers, as headings
 # "## `ONYX_NAME` (N)", each error with a **Cause** and a **What to do**.

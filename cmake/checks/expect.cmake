@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Runs a command and checks its exit status and output. Used by the tests in
 # tests/ecosystem.cmake as
 #

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # The shared library exports exactly the functions include/onyx.h declares
 # with ONYX_API: nothing internal (onyx__*, kernels, helpers) and nothing
 # missing.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Installs the build into a temporary prefix and uses it as a user would:
 # the files are where GNUInstallDirs puts them, the shared library has its
 # soname and exports only the public API, and a small program (consumer/)

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # The manual page man/onyx.1 is in step with the command's help: every option
 # that `onyx --help` or `onyx COMMAND --help` shows appears in the page, every
 # option the page names is in some help text, and every command has its own

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # The platform layer is the only library code that talks to the operating
 # system: no file under src/ outside src/os/ may include an OS header, call
 # an OS function, or use a compiler builtin or inline assembly (those sit

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # The version is written in five places that must agree: the CMake project
 # (VERSION), the macros of include/onyx.h, `onyx --version` (which prints
 # onyx_version()), the manual page's title line and the Doxygen

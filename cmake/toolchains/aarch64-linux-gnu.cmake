@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Cross build for 64-bit ARM (AArch64) Linux with Debian's aarch64-linux-gnu-gcc, run under qemu-aarch64-static:
 #   cmake -S . -B build-aarch64 --toolchain cmake/toolchains/aarch64-linux-gnu.cmake
 set(ONYX_CROSS_TRIPLE aarch64-linux-gnu)

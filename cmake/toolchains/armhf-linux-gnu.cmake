@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Cross build for 32-bit ARMv7 hard-float Linux with Debian's arm-linux-gnueabihf-gcc, run under qemu-arm-static:
 #   cmake -S . -B build-armhf --toolchain cmake/toolchains/armhf-linux-gnu.cmake
 set(ONYX_CROSS_TRIPLE arm-linux-gnueabihf)

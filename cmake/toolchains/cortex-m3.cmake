@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Freestanding build for Cortex-M3 microcontrollers with Debian's
 # arm-none-eabi-gcc and newlib (packages gcc-arm-none-eabi,
 # libnewlib-arm-none-eabi): the static library only, ONYX_PLATFORM=none

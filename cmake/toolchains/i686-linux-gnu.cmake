@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Cross build for 32-bit x86 Linux with Debian's i686-linux-gnu-gcc, run under qemu-i386-static:
 #   cmake -S . -B build-i686 --toolchain cmake/toolchains/i686-linux-gnu.cmake
 set(ONYX_CROSS_TRIPLE i686-linux-gnu)

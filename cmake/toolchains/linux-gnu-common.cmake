@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # The part every Linux cross toolchain file shares. The including file sets
 #   ONYX_CROSS_TRIPLE     the GNU triple of Debian's cross compiler
 #   ONYX_CROSS_PROCESSOR  CMAKE_SYSTEM_PROCESSOR for the target

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Cross build for 64-bit RISC-V Linux with Debian's riscv64-linux-gnu-gcc, run under qemu-riscv64-static:
 #   cmake -S . -B build-riscv64 --toolchain cmake/toolchains/riscv64-linux-gnu.cmake
 set(ONYX_CROSS_TRIPLE riscv64-linux-gnu)

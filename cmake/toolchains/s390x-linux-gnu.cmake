@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Cross build for IBM Z (s390x, big-endian) Linux with Debian's s390x-linux-gnu-gcc, run under qemu-s390x-static:
 #   cmake -S . -B build-s390x --toolchain cmake/toolchains/s390x-linux-gnu.cmake
 set(ONYX_CROSS_TRIPLE s390x-linux-gnu)

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # WebAssembly (wasm32-wasi) with Debian's clang, lld and wasi-libc
 # (packages clang, lld-14, wasi-libc, libclang-rt-14-dev-wasm32):
 #   cmake -S . -B build-wasm --toolchain cmake/toolchains/wasm32-wasi.cmake

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Cross build for Windows x86-64 with Debian's mingw-w64 compiler
 # (gcc-mingw-w64-x86-64); programs run under wine64 (package wine64):
 #   cmake -S . -B build-win --toolchain cmake/toolchains/x86_64-w64-mingw32.cmake

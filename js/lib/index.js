@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // onyx for JavaScript: the onyx C library as a WebAssembly module
 // (onyx-lib.wasm), behind an API shaped as onnxruntime-node's and
 // onnxruntime-web's:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The few WASI calls onyx-lib.wasm imports, supplied here so that the same
 // package runs in Node.js and in browsers without node:wasi. The library
 // touches no files (models come in as bytes): the file calls it still

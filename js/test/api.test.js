@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The API: every type round trip, errors with onyx's message and status,
 // wrong input type and shape, paths and bytes, release.
 import assert from 'node:assert/strict';

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The conformance cases through the JavaScript API: each case's inputs
 // (test_data_set_N/input_K.pb, bound by position) run, and every output
 // must equal output_K.pb bit for bit.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // npm pack makes an installable package: the tarball installs into an
 // empty project offline (it has no dependencies), and the installed
 // package loads its module and runs a model, imported by name.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The README's JavaScript example runs as written, from the repository
 // root (where its model is), with the package imported from here, and
 // prints what its comment says.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Shared by the tests: where the library module and the cases are, and a
 // minimal ONNX model writer (protobuf by hand) for one-node models.
 import { existsSync, readdirSync } from 'node:fs';

@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+// SPDX-License-Identifier: MIT
 // Runs a WASI command module (onyx.wasm, a test program) under Node as if
 // it were a native program, for CTest (CMAKE_CROSSCOMPILING_EMULATOR) and
 // scripts/cross.sh:

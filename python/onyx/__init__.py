@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """onyx: run ONNX models (Ceil, Floor, Clip, Sign, Constant) with the onyx C
 library, from Python.
 

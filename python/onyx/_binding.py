@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """OrtValue and IOBinding, shaped like ONNX Runtime's: values that stay in
 numpy arrays (onyx runs on the CPU, so every value is "on the device"), and
 inputs and outputs bound to memory before a run, so that onyx reads and

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The C library, through ctypes: finding and loading libonyx.so, the
 structures and function signatures of include/onyx.h, element types, and
 the exception classes that carry onyx's status codes.

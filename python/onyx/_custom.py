@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Operators written in Python, and op libraries, for sessions.
 
 ``register_op("Abs", lambda x: np.abs(x))`` adds a function on numpy arrays

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The element-wise kernels on numpy arrays, without a model: onyx.ceil,
 onyx.floor, onyx.sign and onyx.clip call onyx_ceil, onyx_floor, onyx_sign
 and onyx_clip of the C library."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """SessionOptions, RunOptions and their enums, shaped like ONNX Runtime's.
 
 Every field ONNX Runtime has can be set. A field onyx uses is used; a field

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """InferenceSession and its companions, shaped like ONNX Runtime's Python
 API so that code written for it runs with ``import onyx as ort``."""
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """onyx as an ONNX backend: ``onnx.backend.base.Backend``, so that ONNX's
 own test harness (``onnx.backend.test.BackendTest``) and other code written
 for that interface run models with onyx::

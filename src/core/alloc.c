@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "core/alloc.h"
 
 #include <stdalign.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * All library allocations go through these functions, so that tests can make
  * the N-th allocation fail and check that every failure is clean.

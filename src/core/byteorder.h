@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Byte order. ONNX stores raw_data and external data little-endian, and so
  * do .pb and .npy files; kernels work on host-order elements. Payloads are

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "core/dtype.h"
 
 #include "core/format.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Element types: the per-type facts the library needs, derived from the one
  * list in onyx.h (ONYX_DTYPE_MAP). */
 #ifndef ONYX_CORE_DTYPE_H

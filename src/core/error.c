@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "core/error.h"
 #include "core/format.h"
 

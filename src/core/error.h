@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Error reporting shared by every part of the library. */
 #ifndef ONYX_CORE_ERROR_H
 #define ONYX_CORE_ERROR_H

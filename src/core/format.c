@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "core/format.h"
 
 #include <limits.h>

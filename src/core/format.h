@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The library's own snprintf, for its messages. C libraries for small
  * targets differ in what their printf knows: Debian's newlib prints "zu"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * float16 and bfloat16. They are distinct struct types so that one cannot be
  * passed where the other is expected. Conversions to float32 are exact;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "core/opset.h"
 
 #include "onyx.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The ONNX opset onyx implements, for the loader and the op registry. */
 #ifndef ONYX_CORE_OPSET_H
 #define ONYX_CORE_OPSET_H

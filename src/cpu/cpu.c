@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "cpu/cpu.h"
 
 #include "os/compiler.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * CPU feature detection. The ISA level is detected once per process (on
  * x86-64 from CPUID and the OS's saved-register state, XCR0; on ARM from

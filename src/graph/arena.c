@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Sessions in the caller's memory (onyx_session_options.arena), for
  * targets without a heap to spare: the session structure is carved from

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Nodes served by registered operators: the checks onyx makes for them at
  * session creation, the shapes of each run, the compute call, and the

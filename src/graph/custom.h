@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Operators the caller registers (onyx_op_registry): the registry, the
  * plan of a node one of them serves, and the calls session.c and run.c

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The registry of operators the caller implements: definitions checked
  * and copied, op libraries loaded through the platform layer, and the

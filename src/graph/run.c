@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Running a session. A run only reads the session, so several threads may
  * run one session at once; everything a run writes lives in a run context.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Session creation: every check a model needs before it can run, and every
  * kernel choice. After onyx_session_create succeeds, a run can fail only on

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Sessions: a checked, sorted, kernel-bound plan of a model's graph. */
 #ifndef ONYX_GRAPH_SESSION_H
 #define ONYX_GRAPH_SESSION_H

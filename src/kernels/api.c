@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The public kernel API (onyx_ceil, onyx_floor, onyx_sign, onyx_clip): the
  * element-wise kernels on the caller's buffers, with the argument checks

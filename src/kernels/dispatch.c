@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Kernel selection. Each ISA level may provide a table; a lookup starts at
  * the lower of the caller's cap and the level the CPU supports and walks

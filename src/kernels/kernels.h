@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Element-wise micro-kernels. Every kernel has one signature, cannot fail,
  * and allows x == y (in place); x and y must not otherwise overlap. A kernel

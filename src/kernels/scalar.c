@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The scalar reference kernels: one for every (op, type) the ops allow.
  *

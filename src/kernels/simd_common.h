@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The body shared by the SIMD kernel files (x86/kernels_sse41.c,
  * kernels_avx2.c, kernels_avx512.c, kernels_avx512fp16.c, and

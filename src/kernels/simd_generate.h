@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The second half of the SIMD kernel files' shared body (simd_common.h is
  * the first): included once, at the end of each ISA file, after that file

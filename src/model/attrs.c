@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The attributes of a model's nodes, for callers that describe a model
  * (onyx info): a read-only view of what the loader decoded, nothing

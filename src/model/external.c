@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * External tensor data: files next to the model that hold tensor payloads.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * ModelProto decoding: the graph, its nodes and attributes, initializers,
  * inputs and outputs, and the opset imports, into the structs of model.h.

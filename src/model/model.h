@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The decoded ONNX model: the part of the schema onyx needs, as plain
  * structs. Everything lives in the model's arena; strings are NUL-terminated

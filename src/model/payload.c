@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Deferred payloads: large tensor data left in its file at load and read
  * the first time a run needs it.

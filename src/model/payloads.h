@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The deferred-payload table of a model (payload.c); model.h has the rest. */
 #ifndef ONYX_MODEL_PAYLOADS_H
 #define ONYX_MODEL_PAYLOADS_H

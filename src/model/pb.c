@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "model/pb.h"
 
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * A bounds-checked, zero-copy reader of the protobuf wire format, and the
  * small writer onyx_tensor_encode needs.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Whether bytes that failed to load are an ONNX model at all. A file given
  * by mistake (text, a numpy .npy file, a TensorProto .pb, an empty file)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * TensorProto decoding and encoding.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Ceil: y = ceil(x), element-wise. Integral values, +-0, NaN and infinities
  * are returned unchanged. */
 #include "ops/op.h"

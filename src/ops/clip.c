@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Clip: y = min(max(x, min), max), element-wise.
  *

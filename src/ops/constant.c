@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Constant: a node whose output is fixed by one attribute. Exporters use it
  * for Clip bounds, so onyx folds it when the session is created: its output

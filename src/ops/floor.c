@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Floor: y = floor(x), element-wise. Integral values, +-0, NaN and
  * infinities are returned unchanged. Its versions and types are Ceil's. */
 #include "ops/op.h"

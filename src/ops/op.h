@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The operator registry. One ONNX op = one file in src/ops/ holding its
  * version table and its prepare function; registry.c lists the ops once.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The list of supported ops, and helpers every op file shares. */
 #include <stdio.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Sign: 1, -1 or 0 by the sign of x; Sign(-0) is +0 and Sign(NaN) is NaN. */
 #include "ops/op.h"
 

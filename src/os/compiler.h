@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Compiler and CPU specifics behind portable names, so that library code
  * holds no builtin or inline assembly of its own. Each has a plain C

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The shared-library calls of platforms that cannot load one: WebAssembly
  * (WASI has no dlopen) and the freestanding build (ONYX_PLATFORM=none).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The platform layer of a freestanding build (ONYX_PLATFORM=none), for
  * microcontrollers: no file system, no clock, one CPU, no threads (the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The platform layer: the calls the library makes to the operating system
  * go through this interface, with one implementation file per platform

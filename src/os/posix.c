@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The platform layer on POSIX systems (Linux, and other Unixes where the
  * calls exist). See os.h.

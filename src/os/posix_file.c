@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The file part of the platform layer on POSIX systems. See os.h.
  */

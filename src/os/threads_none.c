@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The thread calls of a build without threads (ONYX_THREADS=OFF): WebAssembly
  * without shared memory, and microcontrollers. No thread ever starts, so

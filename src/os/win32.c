@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The platform layer on Windows (Vista and later for SRWLOCK,
  * CONDITION_VARIABLE and INIT_ONCE; 7 for GetActiveProcessorCount and

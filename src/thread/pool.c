@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "thread/pool.h"
 
 #include <stdatomic.h>

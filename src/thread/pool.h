@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * A fork-join thread pool: onyx__pool_run(pool, n, fn, ctx) calls fn(ctx, i,
  * worker) for every i in [0, n) and returns when all calls are done. The

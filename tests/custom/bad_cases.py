@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """Writes the bad-model cases of registered operators for check_bad_models
 --ops libtestops.so (tests/check_bad_models.c describes the layout):
 nodes the test op library's checks or functions refuse, each with the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Registered operators (docs/custom-ops.md): the test op library, the
 # official backend-test folders of its ops run through `onyx test --ops`,
 # the unit test of the API, and the example.

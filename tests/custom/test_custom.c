@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Registered operators through the C API: registration checks, a mixed
  * graph of registered and onyx's own ops, shapes known only at run time,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * An op library written for the tests: Abs, Neg, Relu, Add and Mul (with
  * numpy broadcasting), Identity, and Cast between float and float16, as

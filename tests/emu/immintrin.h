@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Why this file exists: on a machine with AVX2 and F16C but no AVX-512
  * (where onyx is often built and tested) the AVX-512 kernels

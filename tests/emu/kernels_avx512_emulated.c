@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * src/kernels/x86/kernels_avx512.c, unmodified, compiled for an AVX2 host:
  * its <immintrin.h> is tests/emu/immintrin.h, which emulates the AVX-512

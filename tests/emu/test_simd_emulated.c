@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The program of unit.test_simd.emulated_avx512: tests/unit/test_simd.c,
  * included verbatim with its main renamed, linked (tests/emulation.cmake)

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Helpers shared by the case generators: element types, tensors (bfloat16
 included), the numpy reference semantics of the four ops plus Constant, a
 tiny graph description that is both written as an ONNX model and evaluated

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """Generates onyx's conformance cases.
 
     gen_cases.py OUTDIR OPS_LIST

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Writes the op registry to FILE for the case generator (gen_cases.py), so
  * that the version tables live only in src/ops/:

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The examples printed on the operator pages (the onyx specification), copied
 from the page text: name -> (op, dtype, shape, input x, expected output y).
 Every one of them is a conformance case; gen_cases.py checks that the numpy

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """Writes the test fixtures of tests/ecosystem.cmake into the folder given as
 the only argument (the build runs it): OUT/npy/ for tests/unit/test_npy.c,
 and OUT/models/ for the `onyx bench` tests.

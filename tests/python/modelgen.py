@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Helpers shared by the Python tests: one-node models built with onnx, the
 library's environment, and bfloat16 bit patterns."""
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """A script written for ONNX Runtime's Python API, as its users write it:
 sessions and options, providers, OrtValue, I/O binding, run options and the
 exception classes. tests/python/test_ort_api.py runs it with the import

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """onyx.backend: its interface (prepare, run_model, run_node,
 supports_device, BackendRep.run), the package without onnx, and ONNX's own
 backend test harness

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """The onyx command with numpy files and the bench command, checked with
 numpy: `onyx run` reads .npy inputs (found by extension or by magic) and
 writes .npy outputs that np.load reads and that are byte for byte what

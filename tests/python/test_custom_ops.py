@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """Operators onyx lacks, from Python: numpy functions (onyx.register_op)
 and op libraries (SessionOptions.register_custom_ops_library), in graphs
 with onyx's own ops, against ONNX's reference (onnx.reference where the

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """onyx.ceil, onyx.floor, onyx.sign and onyx.clip (the C kernel API, without
 a model) against numpy on every type each takes, special and random values;
 in place through out=; bfloat16 through bfloat16=True; errors."""

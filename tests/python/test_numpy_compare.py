@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """InferenceSession.run against numpy's own np.ceil, np.floor, np.clip and
 np.sign, for every element type each op takes, on special values (+-0,
 subnormals, values around 0.5, 1 and 2^mantissa, the largest finite,

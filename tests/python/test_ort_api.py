@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """ONNX Runtime's Python surface in onyx: a script written for onnxruntime
 (ort_script.py) runs with only its import line changed; the exception
 classes under onnxruntime's module path; providers that warn; options that

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """The Python package's InferenceSession: ONNX Runtime's shape (get_inputs,
 get_outputs, run, SessionOptions), inputs passed without copying, bfloat16
 as uint16, errors as exceptions with onyx's status and message, threads,

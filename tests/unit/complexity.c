@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Bounded cost: loading a model, creating its session and running it once
  * must cost work linear (or n log n) in the model's size, for every

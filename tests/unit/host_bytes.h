@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Element bytes in tests, right on either byte order. Kernels and decoded
  * tensors hold host-order elements; raw_data, external data and .npy files

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * A few lines of ONNX protobuf writing for the hardening unit tests
  * (test_alloc_fail.c, test_stack.c, test_concurrency.c), on top of the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Allocation failure: for N = 1, 2, ... the N-th allocation from the start
  * of onyx_model_load_* fails (onyx__alloc_fail_at), through

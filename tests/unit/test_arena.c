@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Sessions in the caller's memory (onyx_session_options.arena): the size
  * onyx_session_arena_size() gives is enough and one byte less is not, a

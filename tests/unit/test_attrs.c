@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * onyx_model_node_attribute: every value type it shows (FLOAT, INT,
  * STRING, TENSOR, FLOATS, INTS), a type it does not, and bad arguments.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Several threads running one session at once get the same bits as one
  * thread alone. The sessions use pools of 2 to 4 threads and tensors of

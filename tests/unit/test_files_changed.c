@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * A model file or its external data changed after load: truncated, or
  * replaced. onyx must answer with ONYX_IO naming the file, or with the

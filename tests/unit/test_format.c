@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * onyx__format, the library's own snprintf for its messages, against the
  * C library's snprintf on every conversion the messages use, at the

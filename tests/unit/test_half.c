@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * float16 and bfloat16 conversions (src/core/half.h), checked exhaustively
  * where the input space is 16 bits and on a large, structured set of float32

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The element-wise kernels, their dispatch and the public kernel API.
  *

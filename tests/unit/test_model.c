@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * ModelProto decoding and the model-level checks. Models are encoded here,
  * field by field, with the library's wire writer, from a description that

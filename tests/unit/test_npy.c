@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The onyx command's .npy reader and writer (cli/npy.c): files numpy itself
  * wrote (every element type, scalar, empty and multi-dimensional shapes,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The platform layer (src/os/os.h) and the compiler helpers
  * (src/os/compiler.h): threads, locks, condition variables, once, the CPU
  * count, the clock, HWCAP, overflow-checked multiplication. */

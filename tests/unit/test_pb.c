@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The protobuf wire reader: varints, tags, lengths, fixed-width values,
  * skipping, packed lists, and the writer. Every input lives in a heap buffer

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The fork-join pool: every task runs exactly once, on a valid worker, for
  * any pool size, including when two callers share one pool. */
 #include <stdarg.h>

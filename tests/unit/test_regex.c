@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cli/ere.c, the regular expressions onyx test uses where the C library
  * has none (Windows), against the C library's regcomp/regexec
  * (REG_EXTENDED | REG_NOSUB): every expression below on every text below

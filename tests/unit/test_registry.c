@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The op registry against itself: every registered op, at every version in
  * its table, with every one of the twelve element types. A type the

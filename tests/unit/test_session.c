@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The session API end to end: input and output descriptions, runs into
  * onyx's buffers and the caller's, run-time errors, loading from memory,

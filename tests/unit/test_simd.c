@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The SIMD kernels (src/kernels/x86/) against the scalar reference, bit for
  * bit, NaN payloads included. For every ISA level this CPU supports (as

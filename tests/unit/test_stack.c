@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Small stacks and the nesting limit. onyx's reader recurses once per
  * nested protobuf message and refuses more than ONYX__MAX_NESTING (64)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * TensorProto decoding and encoding: every element type from raw_data and
  * from its typed field (packed, unpacked and mixed), shapes and their

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The Windows platform layer (src/os/win32*.c), without cmocka, which
  * mingw-w64 lacks: open_inside's refusals and separators, UTF-8 paths,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Runs a one-input, one-output model on a TensorProto and compares the
  * output with the expected one: consumer MODEL INPUT.pb EXPECTED.pb */
 #include <onyx.h>

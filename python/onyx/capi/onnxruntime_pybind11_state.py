@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """ONNX Runtime's exception classes, under the module path its users write
 (``onnxruntime.capi.onnxruntime_pybind11_state``), so that with
 ``import onyx as onnxruntime``::

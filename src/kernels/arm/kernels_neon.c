@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * NEON kernels, for AArch64 (Advanced SIMD, always present) and 32-bit
  * ARMv7 with NEON (optional: dispatch uses this table only where

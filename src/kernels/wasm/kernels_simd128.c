@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * WebAssembly SIMD128 kernels (wasm_simd128.h), for every (op, type) the
  * x86 files cover. The toolchain builds every file with -msimd128 and wasm

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * AVX2 kernels (with FMA and F16C, which the AVX2 level requires; see
  * src/cpu/cpu.c). Compiled with -mavx2 -mfma -mf16c only. 256-bit vectors;

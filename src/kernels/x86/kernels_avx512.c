@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * AVX-512 kernels (F, BW, DQ, VL; F16C and FMA come with the level).
  * Compiled with -mavx512f -mavx512bw -mavx512dq -mavx512vl -mf16c -mfma

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * AVX512-FP16 kernels: float16 Ceil and Floor rounded in half precision.
  * Compiled with -mavx512f -mavx512bw -mavx512dq -mavx512vl -mavx512fp16

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * SSE4.1 kernels. Compiled with -msse4.1 only (SSSE3's PSIGN and PSHUFB
  * come with it; SSE4.2's PCMPGTQ does not, so Clip on 64-bit integers is

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # The WASI platform for CMake, which has none of its own in 3.25: programs
 # are .wasm modules, and there are no shared libraries (wasm-ld links one
 # module). Found through cmake/toolchains/wasm32-wasi.cmake.
