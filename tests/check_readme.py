@@ -7,6 +7,8 @@ root = sys.argv[1]
 readme = open(f"{root}/README.md").read()
 header = open(f"{root}/include/onyx.h").read()
 example = open(f"{root}/examples/example.c").read()
+# The file's license line is for the file, not for readers of the README.
+example = re.sub(r"\A/\* SPDX-License-Identifier: [^*]* \*/\n", "", example)
 failures = []
 
 blocks = re.findall(r"```c\n(.*?)```", readme, re.S)
