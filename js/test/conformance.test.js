@@ -7,7 +7,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 
-import { decodeTensor, InferenceSession } from '../lib/index.js';
+import { decodeTensor, InferenceSession } from 'onyx-runtime';
 import { caseDirs, noWasm, sameBits } from '../tools/helpers.js';
 
 const cases = noWasm ? [] : caseDirs();

@@ -16,7 +16,7 @@ const readme = path.join(root, 'README.md');
 
 test('README example', { skip: noWasm || (!existsSync(readme) && 'no README.md (installed package)') }, () => {
   const block = readFileSync(readme, 'utf8').match(/```js\n([\s\S]*?)```/)[1];
-  const lib = pathToFileURL(path.join(jsDir, 'lib', 'index.js')).href;
+  const lib = pathToFileURL(path.join(jsDir, 'lib', 'node.js')).href;
   const script = block.replace("from 'onyx-runtime'", `from '${lib}'`);
   const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], { cwd: root, encoding: 'utf8' });
   assert.equal(out.trim(), block.match(/\/\/ (-?\d[-\d ]*)\n/)[1].trim());
