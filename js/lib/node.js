@@ -30,7 +30,8 @@ async function fetchBytes(source, what) {
     // A file: URL or a path; any other scheme fails here, naming it.
     return await readFile(where instanceof URL ? fileURLToPath(where) : where);
   } catch (e) {
-    throw new OnyxError(`cannot read the ${what} '${source}': ${e.message}`, 'ONYX_IO');
+    const why = e.code === 'EISDIR' ? 'it is a folder, not a file' : e.message;
+    throw new OnyxError(`cannot read the ${what} '${source}': ${why}`, 'ONYX_IO');
   }
 }
 

@@ -1,44 +1,33 @@
 // SPDX-License-Identifier: MIT
-// The conformance cases through the JavaScript API: each case's inputs
-// (test_data_set_N/input_K.pb, bound by position) run, and every output
-// must equal output_K.pb bit for bit.
+// The suites' cases through the JavaScript API in Node.js (tools/cases.js,
+// which test/browser.test.js runs in Chromium too): every output of each
+// conformance case bit for bit, every bad model failing with its status
+// and messages.
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { test } from 'node:test';
 
-import { decodeTensor, InferenceSession } from 'onyx-runtime';
-import { caseDirs, noWasm, sameBits } from '../tools/helpers.js';
+import * as ort from 'onyx-runtime';
+import { runCases, summary } from '../suite/cases.js';
+import { noWasm, suiteCases } from '../tools/helpers.js';
 
-const cases = noWasm ? [] : caseDirs();
+const cases = noWasm ? [] : suiteCases();
 const skip = noWasm || (cases.length === 0 && 'no cases: set ONYX_JS_CASES, or install libonnx-testdata');
+const dirOf = new Map(cases.map((c) => [`${c.suite}/${c.name}`, c.dir]));
+const file = (suite, name, f) => path.join(dirOf.get(`${suite}/${name}`), f);
 
-async function tensors(dir, prefix) {
-  const files = readdirSync(dir).filter((f) => f.startsWith(prefix) && f.endsWith('.pb'));
-  files.sort((a, b) => parseInt(a.slice(prefix.length), 10) - parseInt(b.slice(prefix.length), 10));
-  return Promise.all(files.map(async (f) => (await decodeTensor(readFileSync(path.join(dir, f)))).tensor));
-}
-
-test('conformance cases, bit for bit', { skip }, async (t) => {
-  for (const dir of cases) {
-    await t.test(path.basename(dir), async () => {
-      const session = await InferenceSession.create(path.join(dir, 'model.onnx'));
-      try {
-        const sets = readdirSync(dir).filter((d) => d.startsWith('test_data_set_'));
-        assert.ok(sets.length > 0, 'the case has data sets');
-        for (const set of sets) {
-          const ins = await tensors(path.join(dir, set), 'input_');
-          const want = await tensors(path.join(dir, set), 'output_');
-          const feeds = Object.fromEntries(session.inputNames.map((n, i) => [n, ins[i]]));
-          const got = await session.run(feeds);
-          assert.equal(session.outputNames.length, want.length);
-          session.outputNames.forEach((name, i) => {
-            assert.ok(sameBits(got[name], want[i]), `${set} ${name}: ${got[name].data} != ${want[i].data}`);
-          });
-        }
-      } finally {
-        await session.release();
-      }
-    });
-  }
+test('the suites\' cases, bit for bit', { skip }, async (t) => {
+  const io = {
+    local: true,
+    read: async (suite, name, f) => readFileSync(file(suite, name, f)),
+    // A path, or a file: URL object.
+    source: (suite, name, f, asUrl) => (asUrl ? pathToFileURL(file(suite, name, f)) : file(suite, name, f)),
+  };
+  const report = await runCases(ort, cases, io);
+  const { line, skips } = summary(report);
+  t.diagnostic(`js: node cases: ${line}; ${report.skips.length} skipped`);
+  for (const s of skips) t.diagnostic(`SKIP ${s}`);
+  assert.deepEqual(report.failures, []);
 });
