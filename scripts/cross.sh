@@ -77,6 +77,8 @@ install_deps() {
         pkgs+=(clang lld-14 llvm-14 wasi-libc libclang-rt-14-dev-wasm32)
         command -v node >/dev/null || pkgs+=(nodejs)
         command -v npm >/dev/null || pkgs+=(npm)
+        # The JavaScript package's browser test (js/test/browser.test.js).
+        pkgs+=(chromium)
         ;;
     esac
     if [ -n "$a" ]; then
@@ -131,6 +133,8 @@ suite() {
   local out rc=0
   out="$("$@" 2>&1)" || rc=$?
   printf '  %-10s %s\n' "$name" "$(printf '%s\n' "$out" | grep -E '[0-9]+ passed, [0-9]+ failed' | tail -1)"
+  # What js/'s tests say about themselves (each loading mode, the sizes).
+  printf '%s\n' "$out" | sed -n 's/^js: /    /p'
   if [ "$rc" -ne 0 ]; then
     printf '%s\n' "$out" | grep -v ': ok$' | tail -20
     return 1
@@ -287,7 +291,7 @@ print("^(" + "|".join(re.escape(n) for n in names) + ")$")' "${emu[0]}"
 # WebAssembly: cmocka is not built for WASI, so the kernels are checked by
 # check_kernels.wasm; the conformance suites run onyx.wasm under Node
 # (js/tools/wasi-run.mjs, the build's emulator); then js/'s tests, with the
-# library module this build made.
+# library module this build made, in Node.js and in Chromium.
 run_wasm() {
   local dir="$root/build-cross-wasm" bad=0 emu
   mkdir -p "$dir"
@@ -299,7 +303,9 @@ run_wasm() {
   read -r -a emu <<<"$(emulator_of "$dir")"
   suite kernels "${emu[@]}" "$dir/check_kernels.wasm" || bad=1
   conformance "$dir" "$dir/check_bad_models.wasm" "$dir/onyx.wasm" || bad=1
-  ONYX_JS_CASES="$cases/spec" suite js bash js/build.sh --test "$dir" || bad=1
+  # js/'s tests, Chromium's included: every suite's cases in Node.js and in
+  # the browser (screenshots and sizes in $dir/js-artifacts/).
+  ONYX_JS_CASES="$cases/spec:$cases/ops:$cases/graphs:$cases/bad" suite js bash js/build.sh --test "$dir" || bad=1
   return "$bad"
 }
 

@@ -66,7 +66,8 @@ const byIndex = (prefix) => (a, b) => parseInt(a.slice(prefix.length), 10) - par
 
 /** The files of folder (a prefix, '' or 'test_data_set_0/') named PREFIX<k>.pb, in k's order. */
 function numbered(files, folder, prefix) {
-  return files.filter((f) => f.startsWith(folder + prefix) && f.endsWith('.pb') && !f.slice(folder.length).includes('/'))
+  const inFolder = (f) => f.startsWith(folder + prefix) && f.endsWith('.pb') && !f.slice(folder.length).includes('/');
+  return files.filter(inFolder)
     .map((f) => f.slice(folder.length)).sort(byIndex(prefix)).map((f) => folder + f);
 }
 
@@ -250,12 +251,12 @@ export async function runCases(ort, cases, io, onCase = () => {}) {
 }
 
 /**
- * A report in a line ("spec 22/22, bad 167/167 (19 refused from memory),
+ * A report in a line ("spec 22/22, bad 167/167 (19 external-data refusals),
  * ...") and its skips grouped by reason (the cases' names after it).
  */
 export function summary(report) {
   const counts = Object.entries(report.suites).map(([suite, c]) => `${suite} ${c.passed}/${c.passed + c.failed}` +
-    (c.refusedFromMemory ? ` (${c.refusedFromMemory} external-data cases refused from memory)` : ''));
+    (c.refusedFromMemory ? ` (${c.refusedFromMemory} external-data refusals)` : ''));
   const groups = new Map();
   for (const skip of report.skips) {
     const [where, ...why] = skip.split(': ');

@@ -6,14 +6,14 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { createServer } from 'node:http';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { test } from 'node:test';
 
 import * as ort from 'onyx-runtime';
-import { jsDir, noWasm, oneNodeModel } from '../tools/helpers.js';
+import { jsDir, noDeps, noWasm, oneNodeModel } from '../tools/helpers.js';
 
 const { InferenceSession, Tensor } = ort;
 const chainPath = path.join(jsDir, '..', 'examples', 'chain.onnx');
@@ -213,3 +213,28 @@ test('require() gets the CommonJS entry, with onnxruntime-common\'s CommonJS API
   const out = execFileSync(process.execPath, ['-e', script], { cwd: jsDir, encoding: 'utf8' });
   assert.equal(out.trim(), `true function ${FLOOR.join(' ')}`);
 });
+
+test('esbuild --bundle --platform=browser: no node: module, no import(), the module exported', { skip: noDeps },
+  async () => {
+    const { build } = await import('esbuild');
+    const dir = mkdtempSync(path.join(tmpdir(), 'onyx-esbuild-'));
+    try {
+      const entry = path.join(dir, 'app.js');
+      writeFileSync(entry, "import * as ort from 'onyx-runtime';\nimport wasm from 'onyx-runtime/onyx-lib.wasm';\n" +
+        'ort.env.wasm.wasmPaths = { wasm };\n');
+      // The package as installed, by a link: esbuild reads its exports map.
+      mkdirSync(path.join(dir, 'node_modules'));
+      symlinkSync(jsDir, path.join(dir, 'node_modules', 'onyx-runtime'));
+      const result = await build({
+        entryPoints: [entry], bundle: true, platform: 'browser', format: 'esm', write: false, metafile: true,
+        outdir: path.join(dir, 'out'), loader: { '.wasm': 'file' }, logLevel: 'silent',
+      });
+      const imports = Object.values(result.metafile.inputs).flatMap((i) => i.imports);
+      assert.deepEqual(imports.filter((i) => i.path.startsWith('node:') || i.kind === 'dynamic-import'), []);
+      assert.ok(Object.keys(result.metafile.inputs).some((f) => f.endsWith('lib/browser.js')), 'the browser entry');
+      assert.ok(result.outputFiles.some((f) => f.path.endsWith('.wasm')), 'the module is a file of the build');
+    } finally {
+      rmSync(dir, { recursive: true });
+    }
+  });
+

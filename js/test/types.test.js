@@ -4,15 +4,15 @@
 // errors), installed into a project as npm installs it.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
 
-import { installPacked, jsDir, noWasm } from '../tools/helpers.js';
+import { installPacked, jsDir, noDeps, noWasm } from '../tools/helpers.js';
 
 const tsc = path.join(jsDir, 'node_modules', 'typescript', 'bin', 'tsc');
-const skip = noWasm || (!existsSync(tsc) && 'no node_modules: run npm ci in js/');
+const skip = noWasm || noDeps;
 
 test('tsc --strict checks a TypeScript example', { skip }, () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'onyx-ts-'));

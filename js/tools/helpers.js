@@ -55,6 +55,11 @@ export function suiteCases() {
     .map((c) => ({ ...c, files: caseFiles(c.dir) }));
 }
 
+/** Why the tests that need the npm dev dependencies cannot run, or false. */
+export const noDeps = existsSync(path.join(jsDir, 'node_modules', 'esbuild'))
+  ? false
+  : 'no node_modules/: run npm ci in js/ (js/build.sh does)';
+
 /**
  * npm pack of js/ into folder, the tarball unpacked into
  * nodeModules/<as> (what npm install puts there: as 'onnxruntime-web' it
