@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // npm pack makes an installable package: the tarball installs into an
-// empty project offline (it has no dependencies), and the installed
-// package loads its module and runs a model, imported by name.
+// empty project offline (its one dependency, onnxruntime-common, comes
+// from npm's cache, which npm ci filled), and the installed package loads
+// its module and runs a model, imported by name and required.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -18,7 +19,10 @@ test('npm pack, npm install, import', { skip: noWasm }, () => {
   try {
     const packed = JSON.parse(npm(['pack', '--json', '--pack-destination', dir], jsDir));
     const files = packed[0].files.map((f) => f.path).sort();
-    assert.ok(files.includes('onyx-lib.wasm'), `the tarball holds the module: ${files}`);
+    for (const f of ['onyx-lib.wasm', 'lib/browser.js', 'lib/node.js', 'lib/node.cjs', 'lib/index.d.ts',
+      'lib/index.d.cts', 'LICENSE']) {
+      assert.ok(files.includes(f), `the tarball holds ${f}: ${files}`);
+    }
     assert.ok(!files.some((f) => f.startsWith('test/')), 'and no tests');
     const app = path.join(dir, 'app');
     execFileSync('mkdir', [app]);
@@ -33,6 +37,11 @@ test('npm pack, npm install, import', { skip: noWasm }, () => {
       console.log(Array.from(y.data).join(' '));`;
     const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], { cwd: app, encoding: 'utf8' });
     assert.equal(out.trim(), '-1 0 1');
+    const cjs = `
+      const { InferenceSession, Tensor } = require('onyx-runtime');
+      InferenceSession.create('model.onnx').then((s) => s.run({ x: new Tensor('float32', [-3, 0, 2], [3]) }))
+        .then(({ y }) => console.log(Array.from(y.data).join(' ')));`;
+    assert.equal(execFileSync(process.execPath, ['-e', cjs], { cwd: app, encoding: 'utf8' }).trim(), '-1 0 1');
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
