@@ -83,8 +83,10 @@ typedef struct cli_args {
 
 /*
  * Text as the command prints it: bytes outside printable ASCII (0x20 to
- * 0x7e) as \xNN, a backslash as \\, so that no name from a model or a
- * folder can move the cursor, clear a terminal or start a line of its own.
+ * 0x7e) as \xNN, so that no name from a model or a folder can move the
+ * cursor, clear a terminal or start a line of its own. A backslash stays
+ * as typed, so that a Windows path (examples\chain.onnx) reads as the
+ * user wrote it.
  * Returns s itself when nothing needs escaping, else a copy in one of 8
  * per-thread slots that the 9th call from the same thread reuses: use the
  * result at once (one printf may show up to 8). cli_esc_n escapes the len

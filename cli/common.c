@@ -28,12 +28,11 @@ static _Thread_local unsigned esc_next;
 
 /* Whether byte c is printed as an escape: anything outside printable ASCII,
  * and the backslash that starts an escape. */
-int cli_needs_escape(unsigned char c) { return c < 0x20 || c > 0x7e || c == '\\'; }
+int cli_needs_escape(unsigned char c) { return c < 0x20 || c > 0x7e; }
 
 const char *cli_esc_n(const char *s, size_t len) {
   size_t need = 1;
-  for (size_t i = 0; i < len; i++)
-    need += cli_needs_escape((unsigned char)s[i]) ? (s[i] == '\\' ? 2 : 4) : 1;
+  for (size_t i = 0; i < len; i++) need += cli_needs_escape((unsigned char)s[i]) ? 4 : 1;
   struct esc_slot *slot = &esc_slots[esc_next++ % ESC_SLOTS];
   if (need > slot->cap) {
     char *text = realloc(slot->text, need);
@@ -46,9 +45,6 @@ const char *cli_esc_n(const char *s, size_t len) {
     unsigned char c = (unsigned char)s[i];
     if (!cli_needs_escape(c)) {
       *o++ = (char)c;
-    } else if (c == '\\') {
-      *o++ = '\\';
-      *o++ = '\\';
     } else {
       o += snprintf(o, 5, "\\x%02x", c);
     }

@@ -20,15 +20,16 @@
 #define MAX_FILE_NAME 250
 
 /* Whether an output's name can be its file's name as it is: not empty, "."
- * or "..", at most MAX_FILE_NAME bytes, without '/' and without anything
- * cli_esc escapes (so that the name printed is the file's name, and no
- * file name holds a control character). */
+ * or "..", at most MAX_FILE_NAME bytes, without '/' or '\\' (a folder
+ * separator on Windows) and without anything cli_esc escapes (so that the
+ * name printed is the file's name, and no file name holds a control
+ * character). */
 static int safe_file_name(const char *name) {
   size_t len = strlen(name);
   if (len == 0 || len > MAX_FILE_NAME || strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
     return 0;
   for (size_t i = 0; i < len; i++)
-    if (cli_needs_escape((unsigned char)name[i])) return 0;
+    if (cli_needs_escape((unsigned char)name[i]) || name[i] == '\\') return 0;
   return cli_sys_file_name_ok(name);
 }
 

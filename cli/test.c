@@ -49,16 +49,13 @@ static char *name_after(const char *msg, const char *before, char end, const cha
 
 /*
  * Why a model onyx refused is a skip rather than a failure, read from the
- * library's status and message: an op, a domain or an element type onyx
- * does not implement. Returns a new "op Abs", "domain D", "type bool", or
- * NULL when the refusal is a failure (a bad model, or a type mismatch).
+ * library's status and message: an element type onyx does not implement
+ * (ops and domains are missing_op's). Returns a new "type bool", or NULL
+ * when the refusal is a failure (a bad model, or a type mismatch).
  */
 static char *skip_reason(onyx_status st, const char *msg) {
   char *r = NULL;
-  if (st == ONYX_UNSUPPORTED_OP) {
-    if (!(r = name_after(msg, "): op '", '\'', "op")))
-      r = name_after(msg, "): domain '", '\'', "domain");
-  } else if (st == ONYX_TYPE) {
+  if (st == ONYX_TYPE) {
     if (strstr(msg, "which onyx does not support"))
       r = name_after(msg, "has element type ", ' ', "type");
     else if (strstr(msg, ") is not supported"))
@@ -74,6 +71,31 @@ static char *skip_reason(onyx_status st, const char *msg) {
     r = name;
   }
   return r;
+}
+
+/*
+ * The op onyx lacks that model uses, from the status of
+ * onyx_model_node_check(): a new "op Reshape" (or "domain D" for a node of
+ * another domain) for the first node it refuses as ONYX_UNSUPPORTED_OP and
+ * no op of opts's registry serves, with that node's message in *err; or
+ * NULL. Checked before the session, so that such a model is a skip whatever
+ * else is wrong with it (a Constant of a type onyx lacks, say).
+ */
+static char *missing_op(const onyx_model *model, const onyx_session_options *opts,
+                        onyx_error *err) {
+  size_t n = onyx_model_node_count(model);
+  for (size_t i = 0; i < n; i++) {
+    onyx_node_info node;
+    cli_reset_error(err);
+    if (onyx_model_node_check(model, i, err) != ONYX_UNSUPPORTED_OP ||
+        onyx_op_registry_serves(opts->ops, model, i, NULL) ||
+        onyx_model_node(model, i, &node, NULL) != ONYX_OK)
+      continue;
+    return node.domain[0] ? cli_str_printf("domain %s", node.domain)
+                          : cli_str_printf("op %s", node.op_type);
+  }
+  cli_reset_error(err);
+  return NULL;
 }
 
 int cli_list_push(str_list *l, char *s) {
@@ -401,14 +423,18 @@ static int compare_output(const onyx_tensor *got, const onyx_tensor *exp, cli_st
   return 1;
 }
 
-/* Runs one data set. Returns 1 when it passes, else 0 with the reason in why. */
+/* Runs one data set. Returns 1 when it passes, else 0 with the reason in
+ * why, and *error set when an input or output file did not load. */
 static int run_data_set(onyx_session *session, const onyx_value_info *out_info, size_t n_in,
-                        size_t n_out, const char *dir, const char *set_name, cli_strbuf *why) {
+                        size_t n_out, const char *dir, const char *set_name, cli_strbuf *why,
+                        int *error) {
   tensor_list inputs = {0}, expected = {0};
   onyx_tensor *got = NULL;
   int pass = 0;
+  *error = 1; /* until the files have loaded */
   if (!load_numbered(dir, set_name, "input", &inputs, why)) goto done;
   if (!load_numbered(dir, set_name, "output", &expected, why)) goto done;
+  *error = 0;
   if (inputs.len != n_in) {
     cli_sb_printf(why, "%s: %zu input file%s, the model has %zu input%s", set_name, inputs.len,
                   inputs.len == 1 ? "" : "s", n_in, n_in == 1 ? "" : "s");
@@ -463,12 +489,15 @@ static int open_case_model(const char *model_path, const onyx_session_options *o
   onyx_status st = onyx_model_load_file(model_path, model, &err);
   if (st == ONYX_OK) {
     cli_reset_error(&err);
-    st = onyx_session_create(*model, opts, session, &err);
+    if ((*skip = missing_op(*model, opts, &err)) != NULL)
+      st = ONYX_UNSUPPORTED_OP;
+    else
+      st = onyx_session_create(*model, opts, session, &err);
   }
   if (st != ONYX_OK) {
     cli_sb_printf(why, "model.onnx: %s (%s)", cli_error_text(model_path, st, &err),
                   onyx_status_name(st));
-    *skip = skip_reason(st, err.message);
+    if (!*skip) *skip = skip_reason(st, err.message);
     return 0;
   }
   size_t n_out = onyx_session_output_count(*session);
@@ -533,6 +562,7 @@ void cli_run_case(const char *dir, const onyx_session_options *opts, int strict,
              open_case_model(model_path, opts, &model, &session, &out_info, why, &res->skip) &&
              list_data_sets(dir, &names, &sets, &n_sets, why);
   if (!model_path) cli_sb_printf(why, "out of memory");
+  res->error = !pass; /* the model, or its data set folders, did not load */
   for (size_t i = 0; i < n_sets && pass; i++) {
     char *sub = cli_path_join(dir, sets[i].name);
     if (!sub) {
@@ -541,7 +571,7 @@ void cli_run_case(const char *dir, const onyx_session_options *opts, int strict,
       break;
     }
     pass = run_data_set(session, out_info, onyx_session_input_count(session),
-                        onyx_session_output_count(session), sub, sets[i].name, why);
+                        onyx_session_output_count(session), sub, sets[i].name, why, &res->error);
     free(sub);
   }
   if (res->skip && strict) {
@@ -549,6 +579,7 @@ void cli_run_case(const char *dir, const onyx_session_options *opts, int strict,
     res->skip = NULL;
   }
   res->outcome = pass ? CASE_PASSED : res->skip ? CASE_SKIPPED : CASE_FAILED;
+  if (res->outcome != CASE_FAILED) res->error = 0;
   free(sets);
   cli_list_free(&names);
   free(out_info);

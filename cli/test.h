@@ -30,6 +30,7 @@ typedef struct case_result {
   case_outcome outcome;
   cli_strbuf why; /* failed or skipped: the reason */
   char *skip;     /* skipped: what onyx lacks, such as "op Abs" or "type bool" */
+  int error;      /* failed before any output was compared: a file did not load */
   double seconds; /* how long the case took */
 } case_result;
 
@@ -43,8 +44,10 @@ int cli_collect_cases(const cli_args *a, str_list *cases, int *read_error);
 
 /*
  * Runs the case folder dir into *res (zeroed by the caller; release
- * res->why and res->skip). A model onyx refuses for an op, domain or type
- * it does not implement is skipped, or failed when strict. Prints nothing,
+ * res->why and res->skip). A model with a node whose op or domain onyx
+ * does not implement (and no --ops library serves) is skipped for that op,
+ * whatever else is wrong with it; one onyx refuses for an element type it
+ * lacks is skipped too; both are failures when strict. Prints nothing,
  * so that cases can run on several threads.
  */
 void cli_run_case(const char *dir, const onyx_session_options *opts, int strict, case_result *res);

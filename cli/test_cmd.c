@@ -209,17 +209,17 @@ static void print_case(const cli_args *a, const char *path, const case_result *r
   }
 }
 
-/* The counts and the skips by reason, in name order (so that "domain",
- * "excluded", "op" and "type" reasons group): text lines, or with --json
- * one last record. Sorts skips. */
+/* The skips by reason, in name order (so that "domain", "excluded", "op"
+ * and "type" reasons group), then the counts, last, so that the tail of a
+ * CI log shows them: text lines, or with --json one last record. Sorts
+ * skips. */
 static void print_summary(const cli_args *a, const size_t *count, char **skips, size_t n) {
   if (n > 0) qsort(skips, n, sizeof *skips, cli_cmp_str);
   if (a->json)
     printf("{\"passed\": %zu, \"failed\": %zu, \"skipped\": %zu, \"skipped_by_reason\": {",
            count[CASE_PASSED], count[CASE_FAILED], count[CASE_SKIPPED]);
-  else
-    printf("%zu passed, %zu failed, %zu skipped\n%s", count[CASE_PASSED], count[CASE_FAILED],
-           count[CASE_SKIPPED], n ? "skipped by reason:\n" : "");
+  else if (n)
+    printf("skipped by reason:\n");
   for (size_t i = 0, j; i < n; i = j) {
     for (j = i + 1; j < n && strcmp(skips[i], skips[j]) == 0;) j++;
     if (a->json) {
@@ -230,11 +230,49 @@ static void print_summary(const cli_args *a, const size_t *count, char **skips, 
       printf("  %s: %zu\n", cli_esc(skips[i]), j - i);
     }
   }
-  if (a->json) fputs("}}\n", stdout);
+  if (a->json)
+    fputs("}}\n", stdout);
+  else
+    printf("%zu passed, %zu failed, %zu skipped\n", count[CASE_PASSED], count[CASE_FAILED],
+           count[CASE_SKIPPED]);
 }
 
-/* Writes the JUnit XML report: one testsuite, one testcase per case, with
- * a failure or skipped element and its reason. */
+/*
+ * A case's JUnit classname and name: the PATH argument it was found under,
+ * as typed, and its folder relative to that PATH. A PATH that is itself a
+ * case folder is split into its parent folder ("." when it has none) and
+ * its last name. Sets *root_len (the classname is path's first *root_len
+ * bytes, or "." when *root_len is 0) and returns the name.
+ */
+static const char *junit_names(const cli_args *a, const char *path, size_t *root_len) {
+  size_t best = 0;
+  int found = 0;
+  for (size_t i = 0; i < a->n_positional; i++) {
+    const char *p = a->positional[i];
+    size_t lp = strlen(p);
+    while (lp > 1 && p[lp - 1] == '/') lp--;
+    if (strncmp(path, p, lp) != 0 || path[lp] != '/' || (found && lp <= best)) continue;
+    best = lp;
+    found = 1;
+  }
+  if (found) {
+    const char *name = path + best;
+    while (*name == '/') name++;
+    if (*name) {
+      *root_len = best;
+      return name;
+    }
+  }
+  const char *name = case_name(path);
+  size_t len = (size_t)(name - path);
+  while (len > 1 && path[len - 1] == '/') len--;
+  *root_len = name == path ? 0 : len;
+  return name;
+}
+
+/* Writes the JUnit XML report: one testsuite, one testcase per case
+ * (classname and name from junit_names), with a failure, error (a file
+ * that did not load) or skipped element and its reason. */
 static int write_junit(const char *path, const test_job *job, const size_t *count) {
   FILE *out = cli_sys_fopen(path, "wb");
   if (!out) {
@@ -242,25 +280,39 @@ static int write_junit(const char *path, const test_job *job, const size_t *coun
     return CLI_ERROR;
   }
   double total = 0;
-  for (size_t i = 0; i < job->n; i++) total += job->results[i].seconds;
+  size_t errors = 0;
+  for (size_t i = 0; i < job->n; i++) {
+    total += job->results[i].seconds;
+    errors += job->results[i].outcome == CASE_FAILED && job->results[i].error;
+  }
+  size_t failures = count[CASE_FAILED] - errors;
   fprintf(out,
           "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-          "<testsuites tests=\"%zu\" failures=\"%zu\" errors=\"0\" skipped=\"%zu\" "
+          "<testsuites tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" skipped=\"%zu\" "
           "time=\"%.6f\">\n"
-          "  <testsuite name=\"onyx test\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" "
+          "  <testsuite name=\"onyx test\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" "
           "skipped=\"%zu\" time=\"%.6f\">\n",
-          job->n, count[CASE_FAILED], count[CASE_SKIPPED], total, job->n, count[CASE_FAILED],
+          job->n, failures, errors, count[CASE_SKIPPED], total, job->n, failures, errors,
           count[CASE_SKIPPED], total);
   for (size_t i = 0; i < job->n; i++) {
     const case_result *res = &job->results[i];
-    fputs("    <testcase classname=\"onyx.test\" name=\"", out);
-    put_xml(out, job->cases[i]);
+    size_t root_len;
+    const char *name = junit_names(job->a, job->cases[i], &root_len);
+    char *root = root_len ? cli_str_printf("%.*s", (int)root_len, job->cases[i]) : NULL;
+    fputs("    <testcase classname=\"", out);
+    put_xml(out, root ? root : root_len ? "<out of memory>" : ".");
+    free(root);
+    fputs("\" name=\"", out);
+    put_xml(out, name);
     fprintf(out, "\" time=\"%.6f\"", res->seconds);
     if (res->outcome == CASE_PASSED) {
       fputs("/>\n", out);
       continue;
     }
-    fprintf(out, ">\n      <%s message=\"", res->outcome == CASE_FAILED ? "failure" : "skipped");
+    fprintf(out, ">\n      <%s message=\"",
+            res->outcome == CASE_SKIPPED ? "skipped"
+            : res->error                 ? "error"
+                                         : "failure");
     put_xml(out, cli_sb_str(&res->why));
     fputs("\"/>\n    </testcase>\n", out);
   }
