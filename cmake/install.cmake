@@ -27,12 +27,17 @@ set(ONYX_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/onyx)
 set_target_properties(onyx_shared PROPERTIES EXPORT_NAME onyx)
 set_target_properties(onyx_static PROPERTIES EXPORT_NAME onyx_static)
 
-install(TARGETS onyx RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+if(TARGET onyx)
+  install(TARGETS onyx RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+  install(FILES ${PROJECT_SOURCE_DIR}/man/onyx.1 DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
+endif()
+# On Windows onyx.dll is a RUNTIME file and goes to bin/, beside the
+# programs that load it; its import library libonyx.dll.a is an ARCHIVE.
 install(TARGETS onyx_shared onyx_static EXPORT onyxTargets
+  RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(FILES ${PROJECT_SOURCE_DIR}/include/onyx.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
-install(FILES ${PROJECT_SOURCE_DIR}/man/onyx.1 DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
 # The man page points to the list of status codes, so it goes along.
 install(FILES ${PROJECT_SOURCE_DIR}/docs/errors.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
 
@@ -49,6 +54,19 @@ write_basic_package_version_file(${PROJECT_BINARY_DIR}/onyxConfigVersion.cmake
   VERSION ${PROJECT_VERSION} COMPATIBILITY ${ONYX_COMPATIBILITY})
 install(FILES ${PROJECT_BINARY_DIR}/onyxConfig.cmake ${PROJECT_BINARY_DIR}/onyxConfigVersion.cmake
   DESTINATION ${ONYX_CMAKE_DIR})
+
+# Libs.private: what onyx::onyx_static links, for pkg-config --static:
+# the math library, threads (not on Windows, where they are kernel32's, and
+# not without ONYX_THREADS) and the dynamic loader's library (-ldl, for
+# onyx_op_registry_load_library; none on Windows or where libc has it).
+set(ONYX_PC_LIBS_PRIVATE -lm)
+if(ONYX_THREADS AND NOT WIN32)
+  list(APPEND ONYX_PC_LIBS_PRIVATE -pthread)
+endif()
+foreach(lib ${CMAKE_DL_LIBS})
+  list(APPEND ONYX_PC_LIBS_PRIVATE -l${lib})
+endforeach()
+list(JOIN ONYX_PC_LIBS_PRIVATE " " ONYX_PC_LIBS_PRIVATE)
 
 # onyx.pc holds absolute paths, so it is written when installing, for the
 # prefix actually used (`cmake --install --prefix` may differ from the one
@@ -68,9 +86,14 @@ install(CODE "
     set(ONYX_PC_INCLUDEDIR \"\\\${prefix}/\${ONYX_INCLUDEDIR}\")
   endif()
   set(ONYX_PC_VERSION \"${PROJECT_VERSION}\")
+  set(ONYX_PC_LIBS_PRIVATE \"${ONYX_PC_LIBS_PRIVATE}\")
   configure_file(\"${PROJECT_SOURCE_DIR}/cmake/onyx.pc.in\" \"${PROJECT_BINARY_DIR}/onyx.pc\" @ONLY)
 ")
 install(FILES ${PROJECT_BINARY_DIR}/onyx.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+
+if(NOT ONYX_INSTALL_PYTHON OR WIN32)
+  return()
+endif()
 
 # The Python package goes where Debian's python3 looks for packages under
 # the prefix (/usr/local/lib/python3.11/dist-packages for /usr/local), with a

@@ -56,7 +56,7 @@ add_test(NAME ecosystem.install
     -DDOCDIR=${CMAKE_INSTALL_DOCDIR}
     -DCC=${CMAKE_C_COMPILER} -DPKG_CONFIG=${PKG_CONFIG_EXECUTABLE} -DNM=${CMAKE_NM}
     -DOBJDUMP=${CMAKE_OBJDUMP} -DCASE=${ONYX_TESTDATA_DIR}/node/test_ceil
-    -DPYTHON=${ONYX_PYTHON} -DPYDIR=${ONYX_PYTHON_INSTALL_DIR}
+    -DPYTHON=${ONYX_PYTHON} -DPYDIR=${ONYX_PYTHON_INSTALL_DIR} "-DDL_LIBS=${CMAKE_DL_LIBS}"
     -P ${ONYX_CHECKS}/install.cmake)
 set_tests_properties(ecosystem.version ecosystem.exports ecosystem.install PROPERTIES
   LABELS ecosystem)
@@ -156,4 +156,13 @@ if(ONYX_DOXYGEN)
 else()
   message(STATUS "onyx tests: doxygen not found, so docs.doxygen is not registered "
     "(Debian: apt-get install doxygen)")
+endif()
+
+# ---- onyx as a subproject: add_subdirectory and FetchContent parents ----------
+# Skipped in cross builds: the parent would build for the host.
+if(NOT CMAKE_CROSSCOMPILING)
+  add_test(NAME ecosystem.subproject
+    COMMAND ${CMAKE_COMMAND} -DSOURCE_DIR=${PROJECT_SOURCE_DIR} -DWORK_DIR=${ONYX_ECO_DIR}/subproject
+      -DGENERATOR=${CMAKE_GENERATOR} -P ${ONYX_CHECKS}/subproject.cmake)
+  set_tests_properties(ecosystem.subproject PROPERTIES LABELS ecosystem TIMEOUT 900)
 endif()

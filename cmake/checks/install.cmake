@@ -12,13 +12,7 @@
 #         -DOBJDUMP=objdump -DCASE=.../node/test_ceil -P install.cmake
 cmake_minimum_required(VERSION 3.18)
 
-function(run what)
-  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-  if(NOT rc EQUAL 0)
-    message(FATAL_ERROR "${what} failed (${rc}):\n${ARGN}\n${out}${err}")
-  endif()
-  set(run_out "${out}" PARENT_SCOPE)
-endfunction()
+include(${CMAKE_CURRENT_LIST_DIR}/run.cmake)
 
 set(prefix "${WORK_DIR}/prefix")
 file(REMOVE_RECURSE "${WORK_DIR}")
@@ -126,6 +120,13 @@ run("pkg-config --static --libs" "${PKG_CONFIG}" --static --libs onyx)
 if(NOT run_out MATCHES "-lm" OR NOT run_out MATCHES "-pthread")
   message(FATAL_ERROR "pkg-config --static --libs lacks -lm -pthread: ${run_out}")
 endif()
+# The dynamic loader's library that onyx::onyx_static links (DL_LIBS, from
+# CMAKE_DL_LIBS: dl with glibc), so that a static link resolves dlopen.
+foreach(dl ${DL_LIBS})
+  if(NOT run_out MATCHES "-l${dl}( |\n|$)")
+    message(FATAL_ERROR "pkg-config --static --libs lacks -l${dl}, which onyx::onyx_static links: ${run_out}")
+  endif()
+endforeach()
 set(pc_consumer "${WORK_DIR}/consumer-pkg-config")
 run("compiling with pkg-config's flags" "${CC}" -std=c11 -Wall -Wextra -Wpedantic -Werror
   "${CMAKE_CURRENT_LIST_DIR}/consumer/consumer.c" -o "${pc_consumer}" ${flags})
