@@ -80,6 +80,10 @@ typedef pthread_once_t onyx__os_once;
 bool onyx__os_thread_start(onyx__os_thread *t, void *(*fn)(void *), void *arg);
 /* Waits for t to return (once per started thread). */
 void onyx__os_thread_join(onyx__os_thread t);
+/* The calling process's id, never 0: a thread pool tells by it that it is
+ * in a child forked from the process that started its threads (1 where
+ * there are no processes or no fork). */
+unsigned long onyx__os_process_id(void);
 
 /* Mutexes (not recursive) and condition variables. */
 void onyx__os_mutex_init(onyx__os_mutex *m);

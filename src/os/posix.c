@@ -19,6 +19,9 @@ bool onyx__os_thread_start(onyx__os_thread *t, void *(*fn)(void *), void *arg) {
 
 void onyx__os_thread_join(onyx__os_thread t) { (void)pthread_join(t, NULL); }
 
+/* getpid cannot fail; a pid is positive. */
+unsigned long onyx__os_process_id(void) { return (unsigned long)getpid(); }
+
 /*
  * Default attributes: initialising cannot fail on Linux and the BSDs (the
  * only documented errors are for resources that default mutexes and

@@ -16,6 +16,9 @@ bool onyx__os_thread_start(onyx__os_thread *t, void *(*fn)(void *), void *arg) {
 
 void onyx__os_thread_join(onyx__os_thread t) { (void)t; }
 
+/* No thread is ever started, so no pool needs to tell a fork apart. */
+unsigned long onyx__os_process_id(void) { return 1; }
+
 void onyx__os_mutex_init(onyx__os_mutex *m) { (void)m; }
 void onyx__os_mutex_destroy(onyx__os_mutex *m) { (void)m; }
 void onyx__os_mutex_lock(onyx__os_mutex *m) { (void)m; }

@@ -60,6 +60,9 @@ void onyx__os_thread_join(onyx__os_thread t) {
   (void)CloseHandle(t.handle);
 }
 
+/* Windows has no fork; the id is that of a running process, never 0. */
+unsigned long onyx__os_process_id(void) { return (unsigned long)GetCurrentProcessId(); }
+
 /* SRW locks and condition variables need no cleanup and cannot fail. */
 void onyx__os_mutex_init(onyx__os_mutex *m) { InitializeSRWLock(SRW(m)); }
 void onyx__os_mutex_destroy(onyx__os_mutex *m) { (void)m; }

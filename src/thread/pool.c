@@ -21,6 +21,18 @@
  * not return (and so does not let the job's context go out of scope) until
  * `active` drops to zero. `busy` is held by the one caller whose job the
  * pool is running.
+ *
+ * Fork: a child process has only the thread that called fork(), so the
+ * pool's threads are not there, and a lock that one of them (or another of
+ * the parent's threads) held at the fork stays locked in the child. The
+ * pool therefore remembers the process that started its threads (`owner`).
+ * A run in any other process first restarts the pool there: one caller
+ * claims it (owner is 0 while it does, and concurrent callers run their
+ * jobs inline meanwhile), sets up the locks anew without touching the
+ * copies inherited, starts fresh threads and makes the pool its process's.
+ * If no thread can be started, the child's pool has none and every job
+ * runs on the caller. Freeing a pool in a process that is not its owner
+ * frees the memory only: there is no thread to stop and nothing to unlock.
  */
 /*
  * Each worker's share of a job: the tasks [next, end) of one contiguous
@@ -52,6 +64,9 @@ struct onyx__pool {
   void *ctx;
   onyx__pool_share *shares; /* one per worker, the caller's first */
   atomic_uint active;       /* threads still working on the current job */
+  atomic_ulong owner;       /* the process whose threads these are; 0 while restarting */
+  unsigned capacity;        /* the workers asked for, the caller included */
+  struct worker_arg *args;  /* one per started thread, read as it starts */
 };
 
 /* How long a thread spins before it sleeps: about 50 microseconds. */
@@ -104,64 +119,101 @@ static void *worker_main(void *arg) {
   }
 }
 
-onyx_status onyx__pool_create(unsigned n_threads, onyx__pool **out, onyx_error *err) {
-  *out = NULL;
-  onyx__pool *p = onyx__calloc(1, sizeof *p);
-  worker_arg *args = NULL;
-  if (p != NULL) {
-    p->threads = onyx__calloc(n_threads, sizeof *p->threads);
-    p->shares = onyx__calloc(n_threads, sizeof *p->shares);
-    args = onyx__calloc(n_threads, sizeof *args);
-  }
-  if (p == NULL || p->threads == NULL || p->shares == NULL || args == NULL) {
-    if (p != NULL) onyx__free(p->threads), onyx__free(p->shares);
-    onyx__free(p);
-    onyx__free(args);
-    return onyx__fail(err, ONYX_OUT_OF_MEMORY, "out of memory for the thread pool");
-  }
+/* Sets up the locks and counters for this process and starts up to
+ * capacity - 1 threads; p->n_threads says how many started. false if one
+ * could not be started: those started are then stopped again. */
+static bool start(onyx__pool *p) {
   onyx__os_mutex_init(&p->lock);
   onyx__os_mutex_init(&p->busy);
   onyx__os_cond_init(&p->wake);
   onyx__os_cond_init(&p->done);
-  for (unsigned i = 0; i < n_threads; i++) atomic_init(&p->shares[i].next, 0);
+  for (unsigned i = 0; i < p->capacity; i++) atomic_init(&p->shares[i].next, 0);
   atomic_init(&p->active, 0);
   atomic_init(&p->generation, 0);
   atomic_init(&p->sleepers, 0);
   atomic_init(&p->stop, false);
-  /* The worker arguments live in the same allocation's lifetime: they are
-   * read once at thread start, before onyx__pool_create returns. */
-  for (unsigned i = 0; i + 1 < n_threads; i++) {
-    args[i].pool = p;
-    args[i].id = i + 1;
-    if (!onyx__os_thread_start(&p->threads[i], worker_main, &args[i])) {
-      onyx__pool_free(p);
-      onyx__free(args);
-      return onyx__fail(err, ONYX_LIMIT, "could not start thread %u of %u", i + 2, n_threads);
-    }
+  p->n_threads = 0;
+  for (unsigned i = 0; i + 1 < p->capacity; i++) {
+    p->args[i].pool = p;
+    p->args[i].id = i + 1;
+    if (!onyx__os_thread_start(&p->threads[i], worker_main, &p->args[i])) return false;
     p->n_threads++;
   }
-  /* Each thread has copied its argument once it first takes the lock, so
-   * a full job round-trip guarantees args is no longer read. */
-  onyx__pool_run(p, 0, NULL, NULL);
-  onyx__free(args);
+  return true;
+}
+
+/* Stops and joins the threads this process started. */
+static void stop(onyx__pool *p) {
+  onyx__os_mutex_lock(&p->lock);
+  atomic_store(&p->stop, true);
+  onyx__os_cond_broadcast(&p->wake);
+  onyx__os_mutex_unlock(&p->lock);
+  for (unsigned i = 0; i < p->n_threads; i++) onyx__os_thread_join(p->threads[i]);
+  p->n_threads = 0;
+}
+
+static void destroy_locks(onyx__pool *p) {
+  onyx__os_mutex_destroy(&p->lock);
+  onyx__os_mutex_destroy(&p->busy);
+  onyx__os_cond_destroy(&p->wake);
+  onyx__os_cond_destroy(&p->done);
+}
+
+static void free_memory(onyx__pool *p) {
+  onyx__free(p->threads);
+  onyx__free(p->shares);
+  onyx__free(p->args);
+  onyx__free(p);
+}
+
+onyx_status onyx__pool_create(unsigned n_threads, onyx__pool **out, onyx_error *err) {
+  *out = NULL;
+  onyx__pool *p = onyx__calloc(1, sizeof *p);
+  if (p != NULL) {
+    p->threads = onyx__calloc(n_threads, sizeof *p->threads);
+    p->shares = onyx__calloc(n_threads, sizeof *p->shares);
+    p->args = onyx__calloc(n_threads, sizeof *p->args);
+  }
+  if (p == NULL || p->threads == NULL || p->shares == NULL || p->args == NULL) {
+    if (p != NULL) free_memory(p);
+    return onyx__fail(err, ONYX_OUT_OF_MEMORY, "out of memory for the thread pool");
+  }
+  p->capacity = n_threads;
+  atomic_init(&p->owner, onyx__os_process_id());
+  if (!start(p)) {
+    unsigned started = p->n_threads;
+    stop(p);
+    destroy_locks(p);
+    free_memory(p);
+    return onyx__fail(err, ONYX_LIMIT, "could not start thread %u of %u", started + 2, n_threads);
+  }
   *out = p;
   return ONYX_OK;
 }
 
 void onyx__pool_free(onyx__pool *p) {
   if (p == NULL) return;
-  onyx__os_mutex_lock(&p->lock);
-  atomic_store(&p->stop, true);
-  onyx__os_cond_broadcast(&p->wake);
-  onyx__os_mutex_unlock(&p->lock);
-  for (unsigned i = 0; i < p->n_threads; i++) onyx__os_thread_join(p->threads[i]);
-  onyx__os_mutex_destroy(&p->lock);
-  onyx__os_mutex_destroy(&p->busy);
-  onyx__os_cond_destroy(&p->wake);
-  onyx__os_cond_destroy(&p->done);
-  onyx__free(p->threads);
-  onyx__free(p->shares);
-  onyx__free(p);
+  /* In a forked child that never ran a job the threads and the locks'
+   * state are the parent's: leave them alone. */
+  if (atomic_load(&p->owner) == onyx__os_process_id()) {
+    stop(p);
+    destroy_locks(p);
+  }
+  free_memory(p);
+}
+
+/* true when the pool's threads are this process's, after restarting them
+ * if this is a forked child's first run; false while another thread of
+ * this process restarts it (the caller then runs its job inline). */
+static bool adopt(onyx__pool *p) {
+  unsigned long me = onyx__os_process_id();
+  unsigned long owner = atomic_load(&p->owner);
+  if (owner == me) return true;
+  if (owner == 0 || !atomic_compare_exchange_strong(&p->owner, &owner, 0)) return false;
+  /* Only this thread of the child's (only) copy of the pool gets here. */
+  if (!start(p)) stop(p); /* then no threads: jobs run on the caller */
+  atomic_store(&p->owner, me);
+  return true;
 }
 
 unsigned onyx__pool_size(const onyx__pool *p) { return p == NULL ? 1 : p->n_threads + 1; }
@@ -170,7 +222,7 @@ static void noop(void *ctx, size_t task, unsigned worker) { (void)ctx, (void)tas
 
 void onyx__pool_run(onyx__pool *p, size_t n_tasks, onyx__task_fn fn, void *ctx) {
   if (fn == NULL) fn = noop;
-  if (p == NULL || p->n_threads == 0 || !onyx__os_mutex_trylock(&p->busy)) {
+  if (p == NULL || !adopt(p) || p->n_threads == 0 || !onyx__os_mutex_trylock(&p->busy)) {
     for (size_t i = 0; i < n_tasks; i++) fn(ctx, i, 0);
     return;
   }

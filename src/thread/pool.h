@@ -10,6 +10,10 @@
  * thread's run of the same session) runs its whole job inline as worker 0;
  * results are the same either way because tasks never depend on which
  * worker runs them.
+ *
+ * A pool survives fork(): in the child, its first run starts the pool's
+ * threads anew (the parent's are not copied), and a pool freed in a child
+ * before it ran frees its memory only (see pool.c).
  */
 #ifndef ONYX_THREAD_POOL_H
 #define ONYX_THREAD_POOL_H
