@@ -108,14 +108,16 @@ static onyx_status prepare_attrs(onyx__prepare_ctx *ctx, onyx__prepared *prep) {
   return ONYX_OK;
 }
 
-/* A bound input must hold exactly one element: shape [] or [1]. */
+/* A bound input must hold exactly one element: shape [] or [1]. A
+ * dimension known now must be 1 (a fixed 0 would fail every run); a
+ * symbolic one is checked at run time. */
 static onyx_status check_bound_shape(onyx__prepare_ctx *ctx, size_t i, onyx_error *err) {
   const onyx__value_desc *b = ctx->inputs[i];
   bool ok = true;
   if (b->constant != NULL) {
     ok = b->constant->count == 1 && b->constant->rank <= 1;
   } else if (b->has_shape) {
-    ok = b->rank == 0 || (b->rank == 1 && b->dims[0] <= 1);
+    ok = b->rank == 0 || (b->rank == 1 && (b->dims[0] == 1 || b->dims[0] < 0));
   }
   if (ok) return ONYX_OK;
   char label[256];

@@ -357,19 +357,28 @@ static void test_shared_symbolic_dims(void **state) {
 
 /* A run-time bound of a symbolic size must hold one element at run time;
  * the op words the error, naming the node and the bound. */
-static void test_runtime_bound_count(void **state) {
-  (void)state;
-  onyx__pbw g = {0}, bytes = {0};
-  const int64_t two[1] = {2}, sym[1] = {-1};
+/* y = Clip(x[2], max = hi), hi a graph input of shape [hi_dim]. */
+static onyx_model *clip_max_model(int64_t hi_dim, onyx__pbw *bytes) {
+  onyx__pbw g = {0};
+  const int64_t two[1] = {2}, hi[1] = {hi_dim};
   mb_value(&g, 11, "x", ONYX_DTYPE_FLOAT, 1, two);
-  mb_value(&g, 11, "hi", ONYX_DTYPE_FLOAT, 1, sym);
+  mb_value(&g, 11, "hi", ONYX_DTYPE_FLOAT, 1, hi);
   mb_node(&g, "Clip", "clip0", "x", "", "hi", "y", NULL);
   mb_value(&g, 12, "y", ONYX_DTYPE_FLOAT, 1, two);
-  mb_model(&bytes, 8, 13, &g);
+  *bytes = (onyx__pbw){0};
+  mb_model(bytes, 8, 13, &g);
   onyx_model *m = NULL;
+  onyx_error err = {0};
+  assert_int_equal(onyx_model_load_memory(bytes->buf, bytes->len, &m, &err), ONYX_OK);
+  return m;
+}
+
+static void test_runtime_bound_count(void **state) {
+  (void)state;
+  onyx__pbw bytes;
+  onyx_model *m = clip_max_model(-1, &bytes);
   onyx_session *s = NULL;
   onyx_error err = {0};
-  assert_int_equal(onyx_model_load_memory(bytes.buf, bytes.len, &m, &err), ONYX_OK);
   assert_int_equal(onyx_session_create(m, NULL, &s, &err), ONYX_OK);
   float x[2] = {1, 5}, hi[2] = {2, 3}, y[2];
   onyx_tensor in[2] = {{ONYX_DTYPE_FLOAT, 1, {2}, x, sizeof x},
@@ -383,6 +392,21 @@ static void test_runtime_bound_count(void **state) {
                       "node 0 ('clip0', Clip): input 2 'hi' (the max bound) holds 2 "
                       "elements; it must hold exactly one");
   onyx_session_free(s);
+  onyx_model_free(m);
+  onyx__pbw_free(&bytes);
+}
+
+/* A bound of fixed shape [0] can hold no element at any run: a model error
+ * at creation, not ONYX_INPUT_SHAPE on every run. */
+static void test_empty_bound_refused(void **state) {
+  (void)state;
+  onyx__pbw bytes;
+  onyx_model *m = clip_max_model(0, &bytes);
+  onyx_session *s = NULL;
+  onyx_error err = {0};
+  assert_int_equal(onyx_session_create(m, NULL, &s, &err), ONYX_SHAPE);
+  assert_null(s);
+  assert_non_null(strstr(err.message, "input 2 ('hi', the max bound) must be a scalar"));
   onyx_model_free(m);
   onyx__pbw_free(&bytes);
 }
@@ -478,6 +502,7 @@ int main(void) {
       cmocka_unit_test(test_shared_symbolic_dims),
       cmocka_unit_test(test_long_chain_working_memory),
       cmocka_unit_test(test_runtime_bound_count),
+      cmocka_unit_test(test_empty_bound_refused),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
