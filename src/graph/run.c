@@ -338,8 +338,17 @@ static void view_value(const onyx_session *s, const onyx__run_ctx *c, int32_t v)
  * live in the views, which later steps' slots borrow. */
 static onyx_status custom_shapes(const onyx_session *s, onyx__run_ctx *c,
                                  const onyx__custom_node *cn, onyx_error *err) {
-  for (uint32_t i = 0; i < cn->n_in; i++)
-    if (cn->in[i] >= 0) view_value(s, c, cn->in[i]);
+  for (uint32_t i = 0; i < cn->n_in; i++) {
+    int32_t v = cn->in[i];
+    if (v < 0) continue;
+    view_value(s, c, v);
+    /* infer sees data only for constants: a computed input's slot still
+     * points at the last run's buffer, sized for that run. */
+    if (s->values[v].kind != ONYX__VALUE_CONSTANT) {
+      c->views[v].data = NULL;
+      c->views[v].size = 0;
+    }
+  }
   ONYX__TRY(onyx__custom_shapes(s, cn, c->views, err));
   for (uint32_t k = 0; k < cn->n_out; k++) {
     int32_t v = cn->out[k];

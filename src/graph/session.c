@@ -447,7 +447,8 @@ static onyx_status plan_custom_node(builder *b, size_t n, const onyx__custom_ent
   onyx__custom_node *cn = onyx__arena_alloc(&s->arena, sizeof *cn);
   int32_t *io =
       onyx__arena_alloc(&s->arena, sizeof(int32_t) * (node->n_inputs + 2 * node->n_outputs));
-  if (b->views == NULL) b->views = onyx__calloc(s->n_values + 1, sizeof *b->views);
+  if (b->views == NULL) /* in a session's arena, from the arena: no heap call */
+    b->views = onyx__arena_or_heap_calloc(&s->arena, s->n_values + 1, sizeof *b->views);
   if (cn == NULL || io == NULL || b->views == NULL)
     return onyx__fail(b->err, ONYX_OUT_OF_MEMORY, "out of memory");
   *cn = (onyx__custom_node){op,
@@ -709,8 +710,10 @@ static onyx_status plan_memory(builder *b, const bool *whole) {
   int32_t *tile_of = onyx__arena_alloc(arena, sizeof(int32_t) * (nv + 1));
   int32_t *buf_of = onyx__arena_alloc(arena, sizeof(int32_t) * (nv + 1));
   bool *is_output = onyx__arena_alloc(arena, sizeof(bool) * (nv + 1));
-  free_list tiles = {onyx__arena_alloc(arena, sizeof(uint32_t) * (n + 1)), 0, 0};
-  free_list bufs = {onyx__arena_alloc(arena, sizeof(uint32_t) * (n + 1)), 0, 0};
+  /* A tile or buffer holds one value at a time, so a list never holds
+   * more numbers than there are values (a step may write many). */
+  free_list tiles = {onyx__arena_alloc(arena, sizeof(uint32_t) * (nv + 1)), 0, 0};
+  free_list bufs = {onyx__arena_alloc(arena, sizeof(uint32_t) * (nv + 1)), 0, 0};
   if (!last_use || !tile_of || !buf_of || !is_output || !tiles.free || !bufs.free)
     return onyx__fail(b->err, ONYX_OUT_OF_MEMORY, "out of memory");
   for (size_t v = 0; v < nv; v++) {
@@ -868,7 +871,7 @@ onyx_status onyx_session_create(const onyx_model *model, const onyx_session_opti
   if (st == ONYX_OK) st = add_node_outputs(&b);
   if (st == ONYX_OK) st = sort_nodes(&b, &order);
   if (st == ONYX_OK) st = plan_nodes(&b, order);
-  onyx__free(b.views);
+  onyx__arena_or_heap_free(&s->arena, b.views);
   if (st == ONYX_OK) st = plan_outputs(&b);
   if (st == ONYX_OK) st = plan_groups(&b);
   if (st == ONYX_OK) st = link_symbolic_dims(&b);

@@ -657,6 +657,108 @@ static void test_concurrent_runs(void **state) {
   release(m);
 }
 
+/* ---- Many outputs, and what a run-time infer sees ---- */
+
+/* Every output a copy of input 0. */
+static onyx_status infer_fan(onyx_op_context *ctx) {
+  onyx_tensor x;
+  onyx_op_input(ctx, 0, &x);
+  onyx_status st = ONYX_OK;
+  for (size_t k = 0; k < onyx_op_output_count(ctx) && st == ONYX_OK; k++)
+    st = onyx_op_set_output(ctx, k, x.dtype, x.rank, x.dims);
+  return st;
+}
+
+static onyx_status compute_fan(onyx_op_context *ctx) {
+  onyx_tensor x, y;
+  onyx_op_input(ctx, 0, &x);
+  for (size_t k = 0; k < onyx_op_output_count(ctx); k++) {
+    onyx_op_output(ctx, k, &y);
+    if (y.size > 0) memcpy(y.data, x.data, y.size);
+  }
+  return ONYX_OK;
+}
+
+/* A registered op with thousands of outputs, only the first a graph
+ * output: each of the others takes a whole buffer and gives it back at
+ * once. The planner's free list was sized by nodes and overflowed
+ * (SIGSEGV, or an ASan heap-buffer-overflow in give). */
+static void test_many_outputs(void **state) {
+  (void)state;
+  enum { OUTS = 5000 };
+  static char names[OUTS][16];
+  static const char *outs[OUTS];
+  for (size_t k = 0; k < OUTS; k++) {
+    snprintf(names[k], sizeof names[k], k == 0 ? "y" : "o%zu", k);
+    outs[k] = names[k];
+  }
+  onyx__pbw g = {0};
+  const char *in[] = {"x"};
+  const int64_t n = 3;
+  node(&g, "com.example", "Fan", "fan", in, 1, outs, OUTS, NULL);
+  mb_value(&g, 11, "x", ONYX_DTYPE_FLOAT, 1, &n);
+  mb_value(&g, 12, "y", ONYX_DTYPE_FLOAT, 1, &n);
+  onyx_model *m = load(&g);
+  onyx_custom_op d = relu_def("com.example", "Fan", NULL);
+  d.max_outputs = ONYX_OP_VARIADIC;
+  d.infer = infer_fan;
+  d.compute = compute_fan;
+  onyx_op_registry *reg = registry_with(&d, 1);
+  float x[3] = {-1, 2, 3.5f}, y[3];
+  onyx_error err;
+  for (unsigned threads = 1; threads <= 2; threads++) {
+    memset(y, 0, sizeof y);
+    if (run(m, reg, threads, x, 3, y, &err) != ONYX_OK) fail_msg("%s", err.message);
+    assert_memory_equal(x, y, sizeof x);
+  }
+  onyx_op_registry_free(reg);
+  release(m);
+}
+
+/* Counts infer calls that saw data for an input that is no constant. */
+static onyx_status infer_no_data(onyx_op_context *ctx) {
+  onyx_tensor x;
+  onyx_op_input(ctx, 0, &x);
+  int *saw_data = onyx_op_user_data(ctx);
+  *saw_data += x.data != NULL || x.size != 0;
+  return onyx_op_set_output(ctx, 0, x.dtype, x.rank, x.dims);
+}
+
+static onyx_status compute_copy(onyx_op_context *ctx) {
+  onyx_tensor x, y;
+  onyx_op_input(ctx, 0, &x);
+  onyx_op_output(ctx, 0, &y);
+  memcpy(y.data, x.data, y.size);
+  return ONYX_OK;
+}
+
+/* infer at run time (a symbolic shape) sees no data for a graph input or
+ * a computed value: it used to get the computed value's buffer of the
+ * last run with this run's size, a use after free or a read past a small
+ * block when a later batch was larger. */
+static void test_runtime_infer_sees_no_data(void **state) {
+  (void)state;
+  const char *ops[] = {"P", "R", "P"}, *dom[] = {"com.example", "com.example", "com.example"};
+  onyx_model *m = chain(ops, dom, 3, -1);
+  int saw_data = 0;
+  onyx_custom_op d[2] = {relu_def("com.example", "R", NULL),
+                         relu_def("com.example", "P", &saw_data)};
+  d[1].infer = infer_no_data;
+  d[1].compute = compute_copy;
+  onyx_op_registry *reg = registry_with(d, 2);
+  static float x[4096], y[4096];
+  for (size_t i = 0; i < 4096; i++) x[i] = (float)i - 5.0f;
+  onyx_error err;
+  const size_t sizes[] = {2, 4096, 3, 1000};
+  for (size_t r = 0; r < 4; r++) {
+    if (run(m, reg, 1, x, sizes[r], y, &err) != ONYX_OK) fail_msg("%s", err.message);
+    for (size_t i = 0; i < sizes[r]; i++) assert_true(y[i] == (x[i] < 0 ? 0 : x[i]));
+  }
+  assert_int_equal(saw_data, 0);
+  onyx_op_registry_free(reg);
+  release(m);
+}
+
 /* ---- Allocation failures ---- */
 
 /* Every allocation of registration, session creation and a run with a
@@ -715,6 +817,8 @@ int main(void) {
       cmocka_unit_test(test_library),
       cmocka_unit_test(test_allocation_failures),
       cmocka_unit_test(test_concurrent_runs),
+      cmocka_unit_test(test_many_outputs),
+      cmocka_unit_test(test_runtime_infer_sees_no_data),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <math.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -158,6 +159,82 @@ static void test_rules(void **state) {
   onyx__pbw_free(&bytes);
 }
 
+static onyx_status infer_copy(onyx_op_context *ctx) {
+  onyx_tensor x;
+  onyx_op_input(ctx, 0, &x);
+  return onyx_op_set_output(ctx, 0, x.dtype, x.rank, x.dims);
+}
+
+static onyx_status compute_negate(onyx_op_context *ctx) {
+  onyx_tensor x, out;
+  onyx_op_input(ctx, 0, &x);
+  onyx_op_output(ctx, 0, &out);
+  for (size_t i = 0; i < out.size / sizeof(float); i++)
+    ((float *)out.data)[i] = -((const float *)x.data)[i];
+  return ONYX_OK;
+}
+
+/* y = Ceil(com.example:Neg(x)): a session in an arena with a registered
+ * op calls the heap neither at creation nor at a run (creation took one
+ * calloc for the ops' infer scratch). */
+static void test_registered_op_no_heap(void **state) {
+  (void)state;
+  onyx__pbw g = {0}, bytes = {0}, n = {0}, os = {0};
+  const int64_t dims[1] = {N};
+  mb_value(&g, 11, "x", ONYX_DTYPE_FLOAT, 1, dims);
+  mb_str(&n, 1, "x");
+  mb_str(&n, 2, "v");
+  mb_str(&n, 3, "neg");
+  mb_str(&n, 4, "Neg");
+  mb_str(&n, 7, "com.example");
+  mb_msg(&g, 1, &n);
+  mb_node(&g, "Ceil", "c", "v", NULL, NULL, "y", NULL);
+  mb_value(&g, 12, "y", ONYX_DTYPE_FLOAT, 1, dims);
+  mb_str(&os, 1, "com.example");
+  onyx__pbw_uint(&os, 2, 1);
+  mb_msg(&bytes, 8, &os);
+  mb_model(&bytes, 8, 13, &g);
+  onyx_model *m = NULL;
+  onyx_error err = {0};
+  assert_int_equal(onyx_model_load_memory(bytes.buf, bytes.len, &m, &err), ONYX_OK);
+  onyx_custom_op d;
+  memset(&d, 0, sizeof d);
+  d.domain = "com.example";
+  d.name = "Neg";
+  d.since_min = 1;
+  d.min_inputs = d.max_inputs = d.min_outputs = d.max_outputs = 1;
+  d.infer = infer_copy;
+  d.compute = compute_negate;
+  onyx_op_registry *reg = NULL;
+  assert_int_equal(onyx_op_registry_create(&reg, &err), ONYX_OK);
+  assert_int_equal(onyx_op_registry_add(reg, &d, &err), ONYX_OK);
+  onyx_session_options o;
+  onyx_session_options_init(&o);
+  o.ops = reg;
+  size_t size = 0;
+  if (onyx_session_arena_size(m, &o, &size, &err) != ONYX_OK) fail_msg("%s", err.message);
+  void *mem = malloc(size);
+  assert_non_null(mem);
+  o.arena = mem;
+  o.arena_size = size;
+  for (size_t i = 0; i < N; i++) x[i] = (float)i * 0.25f - 100.0f;
+  onyx_tensor in = {ONYX_DTYPE_FLOAT, 1, {N}, x, sizeof x};
+  onyx_tensor out = {.data = y, .size = sizeof y};
+  unsigned long before = onyx__alloc_count();
+  onyx_session *s = NULL;
+  onyx_status st = onyx_session_create(m, &o, &s, &err);
+  for (int r = 0; r < 3 && st == ONYX_OK; r++) st = onyx_session_run(s, &in, 1, &out, 1, &err);
+  onyx_session_free(s);
+  unsigned long heap = onyx__alloc_count() - before;
+  if (st != ONYX_OK) fail_msg("%s", err.message);
+  assert_int_equal(heap, 0);
+  for (size_t i = 0; i < N; i++) assert_true(y[i] == ceilf(-x[i]));
+  free(mem);
+  onyx_op_registry_free(reg);
+  onyx_model_free(m);
+  onyx__pbw_free(&bytes);
+}
+
 /* Every heap allocation of the size query failing in turn: each failure
  * is ONYX_OUT_OF_MEMORY, not a wrong size, and nothing leaks (the
  * sanitizer and valgrind builds check that). */
@@ -188,6 +265,7 @@ int main(void) {
       cmocka_unit_test(test_exact_one_node),
       cmocka_unit_test(test_exact_chain),
       cmocka_unit_test(test_rules),
+      cmocka_unit_test(test_registered_op_no_heap),
       cmocka_unit_test(test_size_query_out_of_memory),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
