@@ -234,6 +234,14 @@ def _arity(value, name):
     return (lo, hi)
 
 
+def _domain(domain):
+    """The registry's spelling of a domain: "ai.onnx" is "", as onnx and
+    onyx's loader read it, so that both name one op and a second
+    registration replaces the first."""
+    domain = str(domain)
+    return "" if domain == "ai.onnx" else domain
+
+
 def register_op(name, fn, *, domain="", since=1, until=0, inputs=None, outputs=1,
                 override=False, attributes=()):
     """Registers fn(*arrays, **attrs) as the op `name` of `domain` ("" is
@@ -248,7 +256,7 @@ def register_op(name, fn, *, domain="", since=1, until=0, inputs=None, outputs=1
     as onyx_op_registry_add checks it; errors raise OnyxInvalidArgumentError."""
     if not callable(fn):
         raise _capi.error(_STATUS["INVALID_ARGUMENT"], "register_op: fn must be callable")
-    op = _PyOp(str(name), fn, str(domain), int(since), int(until), _arity(inputs, "inputs"),
+    op = _PyOp(str(name), fn, _domain(domain), int(since), int(until), _arity(inputs, "inputs"),
                _arity(outputs, "outputs"), bool(override), attributes)
     with _Registry([op], []):  # checked now, as sessions will check it
         pass
@@ -259,7 +267,7 @@ def register_op(name, fn, *, domain="", since=1, until=0, inputs=None, outputs=1
 def unregister_op(name, domain=""):
     """Removes a registered Python op; sessions created before keep it."""
     with _lock:
-        _ops.pop((str(domain), str(name)), None)
+        _ops.pop((_domain(domain), str(name)), None)
 
 
 class _Registry:

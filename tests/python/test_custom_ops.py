@@ -139,6 +139,20 @@ class PythonOps(unittest.TestCase):
         (y,) = onyx.InferenceSession(mixed_model().SerializeToString()).run(None, {"x": X})
         self.assertTrue(same(y, np.ones_like(X)))
 
+    def test_ai_onnx_is_the_default_domain(self):
+        # "ai.onnx" and "" are one domain: registering under both replaces,
+        # and sessions of models without the op still work.
+        onyx.register_op("Relu", lambda x: x * 0, domain="ai.onnx")
+        onyx.register_op("Relu", lambda x: np.maximum(x, 0))
+        (y,) = onyx.InferenceSession(mixed_model().SerializeToString()).run(None, {"x": X})
+        self.assertTrue(same(y, reference(mixed_model(), X)))
+        plain = model([helper.make_node("Floor", ["x"], ["y"])])
+        (y,) = onyx.InferenceSession(plain.SerializeToString()).run(None, {"x": X})
+        self.assertTrue(same(y, np.floor(X)))
+        onyx.unregister_op("Relu", domain="ai.onnx")
+        with self.assertRaises(onyx.OnyxError):
+            onyx.InferenceSession(mixed_model().SerializeToString())
+
     def test_threads(self):
         """Python ops run on the threads that call run, each taking the GIL."""
         onyx.register_op("Relu", lambda x: np.maximum(x, np.float32(0)))
