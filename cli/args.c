@@ -33,10 +33,14 @@ void cli_usage_error(const char *command, const char *fmt, ...) {
     fputs("Try 'onyx --help'.\n", stderr);
 }
 
-static const char HELP_MAIN[] =
+/* The main help: HELP_MAIN_HEAD, the operators onyx runs (from the
+ * library), then HELP_MAIN. */
+static const char HELP_MAIN_HEAD[] =
     "Usage: onyx COMMAND [ARGS...]\n"
     "\n"
-    "A runtime for ONNX models (operators Ceil, Floor, Clip, Sign, Constant).\n"
+    "A runtime for ONNX models.\n";
+
+static const char HELP_MAIN[] =
     "\n"
     "Commands:\n"
     "  run MODEL [--input NAME=FILE]... [--output-dir DIR] [--format FORMAT]\n"
@@ -190,13 +194,40 @@ static const char HELP_BENCH[] =
     "Exit codes: 0 success, 2 usage error (including a symbolic dimension\n"
     "without --shape), 3 onyx error.\n";
 
-const char *cli_command_help(const char *command) {
-  if (!command) return HELP_MAIN;
-  if (strcmp(command, "run") == 0) return HELP_RUN;
-  if (strcmp(command, "test") == 0) return HELP_TEST;
-  if (strcmp(command, "info") == 0) return HELP_INFO;
-  if (strcmp(command, "bench") == 0) return HELP_BENCH;
-  return NULL;
+/* HELP_MAIN_HEAD, then the built-in operators' names and ".", wrapped
+ * at 79 columns. */
+static void put_main_head(FILE *out) {
+  static const char lead[] = "The ai.onnx operators onyx runs itself:";
+  fputs(HELP_MAIN_HEAD, out);
+  fputs(lead, out);
+  size_t column = sizeof lead - 1, n = onyx_op_builtin_count();
+  for (size_t i = 0; i < n; i++) {
+    const char *sep = i == 0 ? "" : i + 1 == n ? " and" : ",";
+    const char *name = onyx_op_builtin_name(i), *end = i + 1 == n ? "." : "";
+    size_t width = strlen(sep) + 1 + strlen(name) + strlen(end);
+    int wrap = column + width > 79;
+    fprintf(out, "%s%c%s%s", sep, wrap ? '\n' : ' ', name, end);
+    column = wrap ? width - strlen(sep) - 1 : column + width;
+  }
+  fputc('\n', out);
+}
+
+int cli_put_help(FILE *out, const char *command) {
+  const char *text = NULL;
+  if (!command) {
+    put_main_head(out);
+    text = HELP_MAIN;
+  } else if (strcmp(command, "run") == 0) {
+    text = HELP_RUN;
+  } else if (strcmp(command, "test") == 0) {
+    text = HELP_TEST;
+  } else if (strcmp(command, "info") == 0) {
+    text = HELP_INFO;
+  } else if (strcmp(command, "bench") == 0) {
+    text = HELP_BENCH;
+  }
+  if (text) fputs(text, out);
+  return text != NULL;
 }
 
 static int parse_threads(const char *command, const char *s, uint32_t *out) {

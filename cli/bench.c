@@ -26,9 +26,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "core/half.h"
 #include "onyx.h"
-#include "os/os.h"
 #include "sys.h"
 
 #define DEFAULT_WARMUP   5
@@ -38,7 +36,7 @@
 /* ...and is updated at most this often (seconds). */
 #define PROGRESS_EVERY 0.2
 
-static double now_seconds(void) { return (double)onyx__os_clock_ns() * 1e-9; }
+static double now_seconds(void) { return (double)cli_sys_clock_ns() * 1e-9; }
 
 /* ---- Random data -------------------------------------------------------- */
 
@@ -71,13 +69,13 @@ static void store_value(onyx_dtype dt, void *p, double v) {
       memcpy(p, &v, sizeof v);
       return;
     case ONYX_DTYPE_FLOAT16: {
-      onyx__f16 h = onyx__f32_to_f16((float)v);
-      memcpy(p, &h.bits, sizeof h.bits);
+      uint16_t h = onyx_float_to_f16((float)v);
+      memcpy(p, &h, sizeof h);
       return;
     }
     case ONYX_DTYPE_BFLOAT16: {
-      onyx__bf16 b = onyx__f32_to_bf16((float)v);
-      memcpy(p, &b.bits, sizeof b.bits);
+      uint16_t b = onyx_float_to_bf16((float)v);
+      memcpy(p, &b, sizeof b);
       return;
     }
     default: {

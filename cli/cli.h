@@ -138,9 +138,9 @@ void cli_model_close(cli_model *m);
 
 /* ---- The command line (args.c) ---- */
 
-/* The help text of command (NULL: the main help), or NULL if there is no
- * such command. */
-const char *cli_command_help(const char *command);
+/* Writes the help text of command (NULL: the main help) to out; 0 if
+ * there is no such command. */
+int cli_put_help(FILE *out, const char *command);
 
 /* Whether argv[first..] asks for help (before any "--"). */
 int cli_wants_help(int argc, char **argv, int first);

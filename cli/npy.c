@@ -22,8 +22,33 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/byteorder.h"
 #include "sys.h"
+
+/* The host's byte order: numpy files say theirs in the header. */
+static int host_big_endian(void) {
+  const unsigned probe = 1;
+  unsigned char low;
+  memcpy(&low, &probe, 1);
+  return low == 0;
+}
+
+/* Reverses each width-byte element of the nbytes at p (width 1: none). */
+static void reverse_elements(void *p, size_t nbytes, size_t width) {
+  unsigned char *e = p;
+  for (size_t left = nbytes; width > 1 && left >= width; left -= width, e += width) {
+    unsigned char *lo = e, *hi = e + width - 1;
+    while (lo < hi) {
+      unsigned char t = *lo;
+      *lo++ = *hi;
+      *hi-- = t;
+    }
+  }
+}
+
+/* Little-endian bytes to the host's order, in place (and back). */
+static void le_to_host(void *p, size_t nbytes, size_t width) {
+  if (host_big_endian()) reverse_elements(p, nbytes, width);
+}
 
 static const unsigned char NPY_MAGIC[NPY_MAGIC_LEN] = {0x93, 'N', 'U', 'M', 'P', 'Y'};
 
@@ -379,7 +404,7 @@ static npy_status decode_header(const char *text, size_t hlen, size_t have, onyx
 
 /* Puts t's data, big-endian or not as the file said, in host order. */
 static void to_host(onyx_tensor *t, int big) {
-  if (big != onyx__host_big_endian()) onyx__swap_bytes(t->data, t->size, onyx_dtype_size(t->dtype));
+  if (big != host_big_endian()) reverse_elements(t->data, t->size, onyx_dtype_size(t->dtype));
 }
 
 npy_status npy_decode(const void *bytes, size_t size, onyx_tensor *out, char *why,
@@ -554,7 +579,7 @@ npy_status npy_encode(const onyx_tensor *t, void **bytes, size_t *size, char *wh
   if (!out) return fail(why, why_size, NPY_OUT_OF_MEMORY, "out of memory");
   memcpy(out, header, hlen);
   if (need) memcpy(out + hlen, t->data, need);
-  onyx__le_to_host(out + hlen, need, onyx_dtype_size(t->dtype)); /* the header says '<' */
+  le_to_host(out + hlen, need, onyx_dtype_size(t->dtype)); /* the header says '<' */
   *bytes = out;
   *size = hlen + need;
   return NPY_OK;
@@ -564,12 +589,12 @@ npy_status npy_encode(const onyx_tensor *t, void **bytes, size_t *size, char *wh
  * little-endian as the header says: on a big-endian host converted a block
  * at a time. 1 on a write error. */
 static int write_le(FILE *f, const void *p, size_t n, size_t width) {
-  if (!onyx__host_big_endian()) return n && fwrite(p, 1, n, f) != n;
+  if (!host_big_endian()) return n && fwrite(p, 1, n, f) != n;
   unsigned char block[4096]; /* a multiple of every element size */
   for (const unsigned char *b = p; n > 0;) {
     size_t k = n < sizeof block ? n : sizeof block;
     memcpy(block, b, k);
-    onyx__le_to_host(block, k, width);
+    le_to_host(block, k, width);
     if (fwrite(block, 1, k, f) != k) return 1;
     b += k;
     n -= k;

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The onyx command: runs a model once (on .pb or .npy inputs), runs ONNX
- * backend-test folders, describes a model, or times it. It uses only the
- * public API in onyx.h, plus the float16/bfloat16 conversions of
- * core/half.h to print half-float values. One file per concern:
+ * backend-test folders, describes a model, or times it. It is a client of
+ * the public API in include/onyx.h alone: it builds with no path into src/
+ * (the test cli.public_api builds it so). One file per concern:
  *
  *   onyx.c    this dispatch: a command's name to its options and function
  *   args.c    help texts and the command line
@@ -65,12 +65,10 @@ static int run_help_or_version(int argc, char **argv) {
   if (strcmp(command, "--help") == 0 || strcmp(command, "-h") == 0 ||
       strcmp(command, "help") == 0) {
     const char *topic = argc > 2 && argv[2][0] != '-' ? argv[2] : NULL;
-    const char *text = cli_command_help(topic);
-    if (!text) {
+    if (!cli_put_help(stdout, topic)) {
       cli_usage_error(NULL, "help: unknown command '%s'", topic);
       return CLI_USAGE;
     }
-    fputs(text, stdout);
     return finish_stdout(CLI_OK);
   }
   if (strcmp(command, "--version") == 0) {
@@ -94,7 +92,7 @@ static int run_help_or_version(int argc, char **argv) {
 
 static int run_command(int argc, char **argv) {
   if (argc < 2) {
-    fputs(cli_command_help(NULL), stderr);
+    (void)cli_put_help(stderr, NULL);
     return CLI_USAGE;
   }
   int rc = run_help_or_version(argc, argv);
@@ -108,7 +106,7 @@ static int run_command(int argc, char **argv) {
     return CLI_USAGE;
   }
   if (cli_wants_help(argc, argv, 2)) {
-    fputs(cli_command_help(command), stdout);
+    (void)cli_put_help(stdout, command);
     return finish_stdout(CLI_OK);
   }
 

@@ -11,7 +11,6 @@
 #include <string.h>
 
 #include "cli.h"
-#include "core/half.h"
 #include "onyx.h"
 
 /* Printing: more elements than this are summarized with "...", showing
@@ -74,10 +73,10 @@ static void format_float(char *buf, size_t cap, onyx_dtype dt, uint64_t bits) {
       format_real(buf, cap, d, 17);
       return;
     case ONYX_DTYPE_FLOAT16:
-      format_real(buf, cap, onyx__f16_to_f32((onyx__f16){(uint16_t)bits}), 5);
+      format_real(buf, cap, onyx_f16_to_float((uint16_t)bits), 5);
       return;
     default: /* bfloat16 */
-      format_real(buf, cap, onyx__bf16_to_f32((onyx__bf16){(uint16_t)bits}), 5);
+      format_real(buf, cap, onyx_bf16_to_float((uint16_t)bits), 5);
       return;
   }
 }

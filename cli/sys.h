@@ -3,8 +3,8 @@
  * What the onyx command needs from the operating system beyond ISO C, with
  * one file per platform: sys_posix.c, sys_win32.c. Paths are UTF-8 bytes;
  * on Windows they go to the wide-character calls, and both '/' and '\'
- * separate components. Threads and the clock come from the library's own
- * platform layer (src/os/os.h), which the command links statically.
+ * separate components. The command is a client of include/onyx.h only, so
+ * its threads and clock are its own too, here.
  *
  * Calls that can fail return 0 or an errno value, for strerror.
  */
@@ -65,6 +65,26 @@ int cli_sys_setenv(const char *name, const char *value);
  * sizeof(void *)); freed by cli_sys_aligned_free. NULL when out of memory. */
 void *cli_sys_aligned_alloc(size_t align, size_t size);
 void cli_sys_aligned_free(void *p);
+
+/* A monotonic clock in nanoseconds, for timings. */
+uint64_t cli_sys_clock_ns(void);
+
+/* Threads for onyx test -j. In a build without threads (ONYX_NO_THREADS)
+ * no thread starts and the lock does nothing. */
+typedef struct cli_thread cli_thread;
+/* Starts fn(arg) on a new thread; NULL when none could be started. */
+cli_thread *cli_sys_thread_start(void *(*fn)(void *arg), void *arg);
+/* Waits for the thread to finish, and frees it. */
+void cli_sys_thread_join(cli_thread *t);
+/* A mutex with one condition variable; NULL when out of memory. */
+typedef struct cli_lock cli_lock;
+cli_lock *cli_sys_lock_new(void);
+void cli_sys_lock_free(cli_lock *l); /* NULL: a no-op */
+void cli_sys_lock(cli_lock *l);
+void cli_sys_unlock(cli_lock *l);
+/* Waits (locked) until another thread broadcasts, unlocking meanwhile. */
+void cli_sys_wait(cli_lock *l);
+void cli_sys_broadcast(cli_lock *l);
 
 /* Extended regular expressions (POSIX regcomp) for --include and
  * --exclude; where the C library has none (Windows), cli/ere.c's. */

@@ -10,7 +10,11 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/types.h>
+#include <time.h>
 #include <unistd.h>
+#if !defined(ONYX_NO_THREADS)
+#include <pthread.h>
+#endif
 
 #include "sys.h"
 
@@ -87,6 +91,83 @@ void *cli_sys_aligned_alloc(size_t align, size_t size) {
 }
 
 void cli_sys_aligned_free(void *p) { free(p); }
+
+uint64_t cli_sys_clock_ns(void) {
+  struct timespec ts;
+  if (clock_gettime(CLOCK_MONOTONIC, &ts) != 0) return 0;
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+#if defined(ONYX_NO_THREADS)
+struct cli_thread {
+  char unused;
+};
+struct cli_lock {
+  char unused;
+};
+
+cli_thread *cli_sys_thread_start(void *(*fn)(void *arg), void *arg) {
+  (void)fn, (void)arg;
+  return NULL;
+}
+void cli_sys_thread_join(cli_thread *t) { (void)t; }
+cli_lock *cli_sys_lock_new(void) { return malloc(sizeof(cli_lock)); }
+void cli_sys_lock_free(cli_lock *l) { free(l); }
+void cli_sys_lock(cli_lock *l) { (void)l; }
+void cli_sys_unlock(cli_lock *l) { (void)l; }
+void cli_sys_wait(cli_lock *l) { (void)l; }
+void cli_sys_broadcast(cli_lock *l) { (void)l; }
+#else
+struct cli_thread {
+  pthread_t id;
+};
+struct cli_lock {
+  pthread_mutex_t mutex;
+  pthread_cond_t cond;
+};
+
+cli_thread *cli_sys_thread_start(void *(*fn)(void *arg), void *arg) {
+  cli_thread *t = malloc(sizeof *t);
+  if (t && pthread_create(&t->id, NULL, fn, arg) != 0) {
+    free(t);
+    t = NULL;
+  }
+  return t;
+}
+
+void cli_sys_thread_join(cli_thread *t) {
+  if (!t) return;
+  (void)pthread_join(t->id, NULL);
+  free(t);
+}
+
+cli_lock *cli_sys_lock_new(void) {
+  cli_lock *l = malloc(sizeof *l);
+  if (!l) return NULL;
+  if (pthread_mutex_init(&l->mutex, NULL) != 0) {
+    free(l);
+    return NULL;
+  }
+  if (pthread_cond_init(&l->cond, NULL) != 0) {
+    pthread_mutex_destroy(&l->mutex);
+    free(l);
+    return NULL;
+  }
+  return l;
+}
+
+void cli_sys_lock_free(cli_lock *l) {
+  if (!l) return;
+  pthread_cond_destroy(&l->cond);
+  pthread_mutex_destroy(&l->mutex);
+  free(l);
+}
+
+void cli_sys_lock(cli_lock *l) { (void)pthread_mutex_lock(&l->mutex); }
+void cli_sys_unlock(cli_lock *l) { (void)pthread_mutex_unlock(&l->mutex); }
+void cli_sys_wait(cli_lock *l) { (void)pthread_cond_wait(&l->cond, &l->mutex); }
+void cli_sys_broadcast(cli_lock *l) { (void)pthread_cond_broadcast(&l->cond); }
+#endif
 
 struct cli_regex {
   regex_t re;

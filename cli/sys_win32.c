@@ -199,6 +199,65 @@ void *cli_sys_aligned_alloc(size_t align, size_t size) { return _aligned_malloc(
 
 void cli_sys_aligned_free(void *p) { _aligned_free(p); }
 
+uint64_t cli_sys_clock_ns(void) {
+  /* The frequency is split off so that counter * 1e9 cannot overflow. */
+  LARGE_INTEGER f, c;
+  if (!QueryPerformanceFrequency(&f) || f.QuadPart <= 0 || !QueryPerformanceCounter(&c)) return 0;
+  uint64_t freq = (uint64_t)f.QuadPart, count = (uint64_t)c.QuadPart;
+  return count / freq * 1000000000u + count % freq * 1000000000u / freq;
+}
+
+struct cli_thread {
+  HANDLE handle;
+  void *(*fn)(void *arg);
+  void *arg;
+};
+
+static DWORD WINAPI thread_main(LPVOID p) {
+  cli_thread *t = p;
+  (void)t->fn(t->arg);
+  return 0;
+}
+
+cli_thread *cli_sys_thread_start(void *(*fn)(void *arg), void *arg) {
+  cli_thread *t = malloc(sizeof *t);
+  if (!t) return NULL;
+  t->fn = fn;
+  t->arg = arg;
+  t->handle = CreateThread(NULL, 0, thread_main, t, 0, NULL);
+  if (!t->handle) {
+    free(t);
+    return NULL;
+  }
+  return t;
+}
+
+void cli_sys_thread_join(cli_thread *t) {
+  if (!t) return;
+  (void)WaitForSingleObject(t->handle, INFINITE);
+  CloseHandle(t->handle);
+  free(t);
+}
+
+struct cli_lock {
+  SRWLOCK lock;
+  CONDITION_VARIABLE cond;
+};
+
+cli_lock *cli_sys_lock_new(void) {
+  cli_lock *l = malloc(sizeof *l);
+  if (!l) return NULL;
+  InitializeSRWLock(&l->lock);
+  InitializeConditionVariable(&l->cond);
+  return l;
+}
+
+void cli_sys_lock_free(cli_lock *l) { free(l); } /* SRW locks need no cleanup */
+void cli_sys_lock(cli_lock *l) { AcquireSRWLockExclusive(&l->lock); }
+void cli_sys_unlock(cli_lock *l) { ReleaseSRWLockExclusive(&l->lock); }
+void cli_sys_wait(cli_lock *l) { (void)SleepConditionVariableSRW(&l->cond, &l->lock, INFINITE, 0); }
+void cli_sys_broadcast(cli_lock *l) { WakeAllConditionVariable(&l->cond); }
+
 /* The C runtime of Windows has no regcomp: cli/ere.c stands in. */
 struct cli_regex {
   cli_ere *ere;

@@ -16,7 +16,6 @@
 
 #include "cli.h"
 #include "onyx.h"
-#include "os/os.h"
 #include "sys.h"
 #include "test.h"
 
@@ -98,11 +97,10 @@ typedef struct test_job {
   case_result *results;
   unsigned char *done; /* per case, under lock */
   size_t n, next;      /* next: the next case a thread takes, under lock */
-  onyx__os_mutex lock;
-  onyx__os_cond finished;
+  cli_lock *lock;      /* its condition: a case finished */
 } test_job;
 
-static double now_seconds(void) { return (double)onyx__os_clock_ns() * 1e-9; }
+static double now_seconds(void) { return (double)cli_sys_clock_ns() * 1e-9; }
 
 /* Runs case i, or skips it when an --exclude matches. */
 static void run_one(const test_job *job, size_t i) {
@@ -123,15 +121,15 @@ static void run_one(const test_job *job, size_t i) {
 static void *worker(void *arg) {
   test_job *job = arg;
   for (;;) {
-    onyx__os_mutex_lock(&job->lock);
+    cli_sys_lock(job->lock);
     size_t i = job->next++;
-    onyx__os_mutex_unlock(&job->lock);
+    cli_sys_unlock(job->lock);
     if (i >= job->n) return NULL;
     run_one(job, i);
-    onyx__os_mutex_lock(&job->lock);
+    cli_sys_lock(job->lock);
     job->done[i] = 1;
-    onyx__os_cond_broadcast(&job->finished);
-    onyx__os_mutex_unlock(&job->lock);
+    cli_sys_broadcast(job->lock);
+    cli_sys_unlock(job->lock);
   }
 }
 
@@ -141,16 +139,16 @@ static void wait_for(test_job *job, size_t i, int threaded) {
     run_one(job, i);
     return;
   }
-  onyx__os_mutex_lock(&job->lock);
-  while (!job->done[i]) onyx__os_cond_wait(&job->finished, &job->lock);
-  onyx__os_mutex_unlock(&job->lock);
+  cli_sys_lock(job->lock);
+  while (!job->done[i]) cli_sys_wait(job->lock);
+  cli_sys_unlock(job->lock);
 }
 
 /* Starts up to n - 1 threads (the caller prints meanwhile). Returns how
  * many started; with none, cases run on the calling thread. */
-static size_t start_workers(test_job *job, onyx__os_thread *threads, size_t n) {
+static size_t start_workers(test_job *job, cli_thread **threads, size_t n) {
   size_t started = 0;
-  while (started < n && onyx__os_thread_start(&threads[started], worker, job)) started++;
+  while (started < n && (threads[started] = cli_sys_thread_start(worker, job)) != NULL) started++;
   return started;
 }
 
@@ -366,7 +364,7 @@ static int prints_line(const cli_args *a, const case_result *res) {
 static int run_all(test_job *job, size_t *count, str_list *skips) {
   size_t want = job->a->jobs > 1 ? job->a->jobs : 1;
   if (want > job->n) want = job->n;
-  onyx__os_thread *threads = want > 1 ? calloc(want, sizeof *threads) : NULL;
+  cli_thread **threads = want > 1 ? calloc(want, sizeof *threads) : NULL;
   size_t started = threads ? start_workers(job, threads, want) : 0;
   progress p = {job->a->progress || cli_sys_stderr_is_terminal(), 0, 0};
   int ok = 1;
@@ -384,21 +382,20 @@ static int run_all(test_job *job, size_t *count, str_list *skips) {
     res->skip = NULL;
   }
   progress_erase(&p);
-  for (size_t t = 0; t < started; t++) onyx__os_thread_join(threads[t]);
+  for (size_t t = 0; t < started; t++) cli_sys_thread_join(threads[t]);
   free(threads);
   return ok;
 }
 
 static int test_cases(const cli_args *a, const filters *f, str_list *cases) {
   test_job job = {.a = a, .f = f, .cases = cases->items, .n = cases->len};
-  onyx__os_mutex_init(&job.lock);
-  onyx__os_cond_init(&job.finished);
+  job.lock = cli_sys_lock_new();
   job.results = calloc(job.n ? job.n : 1, sizeof *job.results);
   job.done = calloc(job.n ? job.n : 1, 1);
   str_list skips = {0};
   size_t count[3] = {0, 0, 0};
   int rc = CLI_OK;
-  if (!job.results || !job.done || !run_all(&job, count, &skips)) {
+  if (!job.lock || !job.results || !job.done || !run_all(&job, count, &skips)) {
     cli_error_oom();
     rc = CLI_ERROR;
   }
@@ -411,8 +408,7 @@ static int test_cases(const cli_args *a, const filters *f, str_list *cases) {
   cli_list_free(&skips);
   free(job.results);
   free(job.done);
-  onyx__os_cond_destroy(&job.finished);
-  onyx__os_mutex_destroy(&job.lock);
+  cli_sys_lock_free(job.lock);
   return rc;
 }
 

@@ -266,6 +266,56 @@ ONYX_API const char *onyx_isa_name(onyx_isa isa);
  */
 ONYX_API void onyx_free(void *ptr);
 
+/* ---- Helpers: half floats, the built-in operators ---------------------- */
+
+/**
+ * @brief A float16 value (its IEEE 754 binary16 bits) as a float.
+ *
+ * Exact, NaN payloads included.
+ * @param bits The float16 bits, as a float16 tensor stores them.
+ * @return The value.
+ */
+ONYX_API float onyx_f16_to_float(uint16_t bits);
+
+/**
+ * @brief A float rounded to float16, to nearest even.
+ *
+ * Too large a value becomes an infinity; a NaN stays a NaN, with the top of
+ * its payload and the quiet bit set, as onyx's kernels convert.
+ * @param value Any float.
+ * @return The float16 bits.
+ */
+ONYX_API uint16_t onyx_float_to_f16(float value);
+
+/**
+ * @brief A bfloat16 value (the top 16 bits of a float) as a float. Exact.
+ * @param bits The bfloat16 bits.
+ * @return The value.
+ */
+ONYX_API float onyx_bf16_to_float(uint16_t bits);
+
+/**
+ * @brief A float rounded to bfloat16, to nearest even; a NaN stays a
+ * (quiet) NaN.
+ * @param value Any float.
+ * @return The bfloat16 bits.
+ */
+ONYX_API uint16_t onyx_float_to_bf16(float value);
+
+/**
+ * @brief The number of ai.onnx operators onyx runs with its own kernels.
+ * @return The count.
+ */
+ONYX_API size_t onyx_op_builtin_count(void);
+
+/**
+ * @brief The name of one of onyx's own ai.onnx operators.
+ * @param index From 0 to onyx_op_builtin_count() - 1, in the order
+ *              messages list them.
+ * @return The ONNX name ("Ceil" and so on), or NULL past the end. Static.
+ */
+ONYX_API const char *onyx_op_builtin_name(size_t index);
+
 /* ---- Models ------------------------------------------------------------ */
 
 /**
