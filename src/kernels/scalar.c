@@ -1,17 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The scalar reference kernels: one for every (op, type) the ops allow.
+ * The portable kernels: one for every (op, type) the ops allow, in plain
+ * C, what platforms without onyx SIMD run and what the SIMD kernels hand
+ * their tails to. They follow the ONNX numpy reference bit for bit (numpy
+ * 1.24 for Clip); the simple per-element reference they are tested
+ * against lives in the tests (tests/kernels_ref.h).
  *
- * The semantics exist once per type class, as small per-element functions
- * on the class's computing type:
+ * The integer kernels compute in the element's own type, with no branch
+ * on an element (selections are conditional moves), and read and write
+ * element-aligned buffers as arrays, four elements a step. The float
+ * kernels still compute per class:
  *   native float (float, double)  on float and double themselves;
  *   half (float16, bfloat16)      on float32: convert exactly, apply the
- *                                 float32 function, round back;
- *   signed int (int8 .. int64)    on int64_t;
- *   unsigned int (uint8 .. uint64) on uint64_t.
- * Every kernel is then generated from one list of types, so no kernel is
- * written by hand for one type. All of them follow the ONNX numpy reference
- * bit for bit (numpy 1.24 for Clip).
+ *                                 float32 function, round back.
  */
 #include <math.h>
 #include <stdint.h>
@@ -45,17 +46,17 @@ typedef uint64_t onyx__c_u64;
   X(FLOAT16, f16, onyx__f16, F16, f32, f32_ties_x, -INFINITY, INFINITY)         \
   X(BFLOAT16, bf16, onyx__bf16, BF16, f32, f32, -INFINITY, INFINITY)
 
-#define ONYX__SCALAR_INT_TYPES(X)                             \
-  X(INT8, s8, int8_t, INT, i64, i64, INT8_MIN, INT8_MAX)      \
-  X(INT16, s16, int16_t, INT, i64, i64, INT16_MIN, INT16_MAX) \
-  X(INT32, s32, int32_t, INT, i64, i64, INT32_MIN, INT32_MAX) \
-  X(INT64, s64, int64_t, INT, i64, i64, INT64_MIN, INT64_MAX) \
-  X(UINT8, u8, uint8_t, INT, u64, u64, 0, UINT8_MAX)          \
-  X(UINT16, u16, uint16_t, INT, u64, u64, 0, UINT16_MAX)      \
-  X(UINT32, u32, uint32_t, INT, u64, u64, 0, UINT32_MAX)      \
-  X(UINT64, u64, uint64_t, INT, u64, u64, 0, UINT64_MAX)
-
-#define ONYX__SCALAR_ALL_TYPES(X) ONYX__SCALAR_FLOAT_TYPES(X) ONYX__SCALAR_INT_TYPES(X)
+/* The integer types: X(NAME, short name, storage type, computing type of
+ * the bounds, minimum, maximum). */
+#define ONYX__SCALAR_INT_TYPES(X)                   \
+  X(INT8, s8, int8_t, i64, INT8_MIN, INT8_MAX)      \
+  X(INT16, s16, int16_t, i64, INT16_MIN, INT16_MAX) \
+  X(INT32, s32, int32_t, i64, INT32_MIN, INT32_MAX) \
+  X(INT64, s64, int64_t, i64, INT64_MIN, INT64_MAX) \
+  X(UINT8, u8, uint8_t, u64, 0, UINT8_MAX)          \
+  X(UINT16, u16, uint16_t, u64, 0, UINT16_MAX)      \
+  X(UINT32, u32, uint32_t, u64, 0, UINT32_MAX)      \
+  X(UINT64, u64, uint64_t, u64, 0, UINT64_MAX)
 
 /*
  * Loading and storing, per class. Native floats compute in their own type.
@@ -75,9 +76,6 @@ typedef uint64_t onyx__c_u64;
 #define ONYX__LOAD_BF16(c, v)            onyx__bf16_to_f32(v)
 #define ONYX__RESULT_BF16(T, x, xc, r)   (onyx__same_f32(r, xc) ? (x) : onyx__f32_to_bf16(r))
 #define ONYX__ISNAN_BF16(v)              isnan(v)
-#define ONYX__LOAD_INT(c, v)             ((onyx__c_##c)(v))
-#define ONYX__RESULT_INT(T, x, xc, r)    ((T)(r))
-#define ONYX__ISNAN_INT(v)               ((void)(v), 0)
 
 /* ---- Per-element semantics, once per class ---------------------------- */
 
@@ -135,20 +133,6 @@ static inline float onyx__clip_f32_ties_x(float x, float lo, float hi) {
   return (t <= hi || isnan(t)) ? t : hi;
 }
 
-/* Signed integers. Sign compares, never negates, so the minimum gives -1. */
-static inline int64_t onyx__sign_i64(int64_t x) { return x > 0 ? 1 : x < 0 ? -1 : 0; }
-static inline int64_t onyx__clip_i64(int64_t x, int64_t lo, int64_t hi) {
-  int64_t t = x > lo ? x : lo;
-  return t < hi ? t : hi;
-}
-
-/* Unsigned integers. */
-static inline uint64_t onyx__sign_u64(uint64_t x) { return x != 0; }
-static inline uint64_t onyx__clip_u64(uint64_t x, uint64_t lo, uint64_t hi) {
-  uint64_t t = x > lo ? x : lo;
-  return t < hi ? t : hi;
-}
-
 /* ---- Kernels, generated from the type lists ----------------------------- */
 
 /*
@@ -196,7 +180,95 @@ static inline uint64_t onyx__clip_u64(uint64_t x, uint64_t lo, uint64_t hi) {
   ONYX__CLIP_KERNEL(tn, T, K, c, rule)
 
 ONYX__SCALAR_FLOAT_TYPES(ONYX__ROUNDING_KERNELS)
-ONYX__SCALAR_ALL_TYPES(ONYX__COMMON_KERNELS)
+ONYX__SCALAR_FLOAT_TYPES(ONYX__COMMON_KERNELS)
+
+/* ---- The loop ------------------------------------------------------------- */
+
+/*
+ * Runs ELEM(v, &prep) over n elements of the bit type U. A kernel reads
+ * element i before it writes element i and touches no other element in
+ * between, so x == y (in place) works; x and y are deliberately not
+ * restrict-qualified. Each step of four reads its four elements before
+ * writing any. x and y may have any alignment (an initializer's raw_data
+ * is used where it lies in the caller's bytes): unaligned buffers go
+ * element by element through memcpy, which compilers turn into a move.
+ */
+#define ONYX__LOOP(U, n, x, y, ELEM, prep)                           \
+  do {                                                               \
+    const unsigned char *src_ = (const unsigned char *)(x);          \
+    unsigned char *dst_ = (unsigned char *)(y);                      \
+    size_t i_ = 0;                                                   \
+    if (((uintptr_t)src_ | (uintptr_t)dst_) % sizeof(U) == 0) {      \
+      const U *xs_ = (const U *)(const void *)src_;                  \
+      U *ys_ = (U *)(void *)dst_;                                    \
+      for (; i_ + 4 <= (n); i_ += 4) {                               \
+        const U a0_ = xs_[i_], a1_ = xs_[i_ + 1], a2_ = xs_[i_ + 2]; \
+        const U a3_ = xs_[i_ + 3];                                   \
+        ys_[i_] = ELEM(a0_, prep);                                   \
+        ys_[i_ + 1] = ELEM(a1_, prep);                               \
+        ys_[i_ + 2] = ELEM(a2_, prep);                               \
+        ys_[i_ + 3] = ELEM(a3_, prep);                               \
+      }                                                              \
+      for (; i_ < (n); i_++) ys_[i_] = ELEM(xs_[i_], prep);          \
+    } else {                                                         \
+      for (; i_ < (n); i_++) {                                       \
+        U v_;                                                        \
+        memcpy(&v_, src_ + i_ * sizeof v_, sizeof v_);               \
+        v_ = ELEM(v_, prep);                                         \
+        memcpy(dst_ + i_ * sizeof v_, &v_, sizeof v_);               \
+      }                                                              \
+    }                                                                \
+  } while (0)
+
+/* A mask of all ones where c (0 or 1) is 1. */
+#define ONYX__MASK(U, c) ((U)0 - (U)(c))
+
+/* ---- Integers ------------------------------------------------------------- */
+
+/* Clip's bounds in the element type. The widened bounds may lie outside
+ * the type (hand-made parameters): max(x, lo) then min(., hi) in 64 bits
+ * and narrowing is then clip to the clamped bounds, or a constant where
+ * the bounds leave no element alone. */
+typedef struct onyx__iprep_i64 {
+  int64_t lo, hi;
+} onyx__iprep_i64;
+typedef struct onyx__iprep_u64 {
+  uint64_t lo, hi;
+} onyx__iprep_u64;
+
+#define ONYX__SIGN_i64(v) (((v) > 0) - ((v) < 0))
+#define ONYX__SIGN_u64(v) ((v) != 0)
+
+#define ONYX__INT_KERNELS(NAME, tn, T, c, tmin, tmax)                       \
+  static inline T onyx__sign_##tn(T v, const void *q) {                     \
+    (void)q;                                                                \
+    return (T)ONYX__SIGN_##c(v);                                            \
+  }                                                                         \
+  static inline T onyx__clip_##tn(T v, const onyx__iprep_##c *q) {          \
+    const T lo = (T)q->lo, hi = (T)q->hi;                                   \
+    const T t = v < lo ? lo : v;                                            \
+    return t > hi ? hi : t;                                                 \
+  }                                                                         \
+  static void onyx__##tn##_vsign__scalar(size_t n, const void *x, void *y,  \
+                                         const onyx__kparams *params) {     \
+    (void)params;                                                           \
+    ONYX__LOOP(T, n, x, y, onyx__sign_##tn, NULL);                          \
+  }                                                                         \
+  static void onyx__##tn##_vclip__scalar(size_t n, const void *x, void *y,  \
+                                         const onyx__kparams *params) {     \
+    const onyx__c_##c lo = params->c.lo, hi = params->c.hi;                 \
+    const onyx__c_##c tlo = (onyx__c_##c)(tmin), thi = (onyx__c_##c)(tmax); \
+    onyx__iprep_##c q;                                                      \
+    if (hi < tlo || lo > thi) {                                             \
+      q.lo = q.hi = lo < hi ? lo : hi;                                      \
+    } else {                                                                \
+      q.lo = lo < tlo ? tlo : lo;                                           \
+      q.hi = hi > thi ? thi : hi;                                           \
+    }                                                                       \
+    ONYX__LOOP(T, n, x, y, onyx__clip_##tn, &q);                            \
+  }
+
+ONYX__SCALAR_INT_TYPES(ONYX__INT_KERNELS)
 
 #define ONYX__ROUNDING_ENTRIES(NAME, tn, T, K, c, rule, nlo, nhi)   \
   .k[ONYX__KOP_CEIL][ONYX__DI_##NAME] = onyx__##tn##_vceil__scalar, \
@@ -205,9 +277,14 @@ ONYX__SCALAR_ALL_TYPES(ONYX__COMMON_KERNELS)
   .k[ONYX__KOP_SIGN][ONYX__DI_##NAME] = onyx__##tn##_vsign__scalar, \
   .k[ONYX__KOP_CLIP][ONYX__DI_##NAME] = onyx__##tn##_vclip__scalar,
 
+#define ONYX__INT_ENTRIES(NAME, tn, T, c, tmin, tmax)               \
+  .k[ONYX__KOP_SIGN][ONYX__DI_##NAME] = onyx__##tn##_vsign__scalar, \
+  .k[ONYX__KOP_CLIP][ONYX__DI_##NAME] = onyx__##tn##_vclip__scalar,
+
 /* Entries the lists do not name stay NULL: Ceil and Floor on integers. */
 const onyx__kernel_table onyx__kernels_scalar = {ONYX__SCALAR_FLOAT_TYPES(ONYX__ROUNDING_ENTRIES)
-                                                     ONYX__SCALAR_ALL_TYPES(ONYX__COMMON_ENTRIES)};
+                                                     ONYX__SCALAR_FLOAT_TYPES(ONYX__COMMON_ENTRIES)
+                                                         ONYX__SCALAR_INT_TYPES(ONYX__INT_ENTRIES)};
 
 /* ---- Clip parameters ---------------------------------------------------- */
 
@@ -225,7 +302,15 @@ const onyx__kernel_table onyx__kernels_scalar = {ONYX__SCALAR_FLOAT_TYPES(ONYX__
     onyx__c_##c w = ONYX__LOAD_##K(c, v);                                \
     return ONYX__ISNAN_##K(w) ? none : w;                                \
   }
-ONYX__SCALAR_ALL_TYPES(ONYX__BOUND_READER)
+ONYX__SCALAR_FLOAT_TYPES(ONYX__BOUND_READER)
+#define ONYX__INT_BOUND_READER(NAME, tn, T, c, tmin, tmax)               \
+  static onyx__c_##c onyx__bound_##tn(const void *p, onyx__c_##c none) { \
+    T v;                                                                 \
+    if (p == NULL) return none;                                          \
+    memcpy(&v, p, sizeof v);                                             \
+    return (onyx__c_##c)v;                                               \
+  }
+ONYX__SCALAR_INT_TYPES(ONYX__INT_BOUND_READER)
 
 void onyx__clip_params(onyx_dtype dtype, const void *lo, const void *hi, onyx__kparams *params) {
   memset(params, 0, sizeof *params);
@@ -235,8 +320,15 @@ void onyx__clip_params(onyx_dtype dtype, const void *lo, const void *hi, onyx__k
     params->c.lo = onyx__bound_##tn(lo, nlo);              \
     params->c.hi = onyx__bound_##tn(hi, nhi);              \
     return;
-    ONYX__SCALAR_ALL_TYPES(ONYX__CLIP_CASE)
+    ONYX__SCALAR_FLOAT_TYPES(ONYX__CLIP_CASE)
 #undef ONYX__CLIP_CASE
+#define ONYX__INT_CLIP_CASE(NAME, tn, T, c, tmin, tmax) \
+  case ONYX_DTYPE_##NAME:                               \
+    params->c.lo = onyx__bound_##tn(lo, tmin);          \
+    params->c.hi = onyx__bound_##tn(hi, tmax);          \
+    return;
+    ONYX__SCALAR_INT_TYPES(ONYX__INT_CLIP_CASE)
+#undef ONYX__INT_CLIP_CASE
     default:
       /* An unknown type has no kernel, so its parameters are never used. */
       return;
