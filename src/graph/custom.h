@@ -36,8 +36,10 @@ typedef struct onyx__custom_node {
 const onyx__custom_entry *onyx__custom_find(const onyx_op_registry *reg, const onyx_model *m,
                                             size_t n);
 
-/* The opset version of domain that m imports ("" is ai.onnx), or 0. */
-int64_t onyx__custom_domain_version(const onyx_model *m, const char *domain);
+/* The registered operator serving node at its domain's opset version, or
+ * NULL (reg may be NULL): the lookup without the search of m's imports. */
+const onyx__custom_entry *onyx__custom_lookup(const onyx_op_registry *reg, const onyx__node *node,
+                                              int64_t version);
 
 struct onyx_session;
 

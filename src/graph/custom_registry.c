@@ -220,11 +220,9 @@ static int64_t domain_version(const onyx_model *m, const char *domain) {
 
 /* A linear search: the registry is the caller's, of a size the caller
  * chose, so the cost per node is not the model's to raise. */
-const onyx__custom_entry *onyx__custom_find(const onyx_op_registry *reg, const onyx_model *m,
-                                            size_t n) {
+const onyx__custom_entry *onyx__custom_lookup(const onyx_op_registry *reg, const onyx__node *node,
+                                              int64_t v) {
   if (reg == NULL) return NULL;
-  const onyx__node *node = &m->graph.nodes[n];
-  int64_t v = domain_version(m, node->domain);
   for (const onyx__custom_entry *e = reg->first; e != NULL; e = e->next)
     if (strcmp(e->def.name, node->op_type) == 0 && strcmp(e->def.domain, node->domain) == 0 &&
         v >= e->def.since_min && (e->def.since_max == 0 || v <= e->def.since_max))
@@ -232,8 +230,11 @@ const onyx__custom_entry *onyx__custom_find(const onyx_op_registry *reg, const o
   return NULL;
 }
 
-int64_t onyx__custom_domain_version(const onyx_model *m, const char *domain) {
-  return domain_version(m, domain);
+const onyx__custom_entry *onyx__custom_find(const onyx_op_registry *reg, const onyx_model *m,
+                                            size_t n) {
+  if (reg == NULL) return NULL;
+  const onyx__node *node = &m->graph.nodes[n];
+  return onyx__custom_lookup(reg, node, domain_version(m, node->domain));
 }
 
 int onyx_op_registry_serves(const onyx_op_registry *reg, const onyx_model *model, size_t node,

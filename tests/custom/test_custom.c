@@ -660,15 +660,6 @@ static void test_concurrent_runs(void **state) {
 /* ---- Many outputs, and what a run-time infer sees ---- */
 
 /* Every output a copy of input 0. */
-static onyx_status infer_fan(onyx_op_context *ctx) {
-  onyx_tensor x;
-  onyx_op_input(ctx, 0, &x);
-  onyx_status st = ONYX_OK;
-  for (size_t k = 0; k < onyx_op_output_count(ctx) && st == ONYX_OK; k++)
-    st = onyx_op_set_output(ctx, k, x.dtype, x.rank, x.dims);
-  return st;
-}
-
 static onyx_status compute_fan(onyx_op_context *ctx) {
   onyx_tensor x, y;
   onyx_op_input(ctx, 0, &x);
@@ -701,7 +692,7 @@ static void test_many_outputs(void **state) {
   onyx_model *m = load(&g);
   onyx_custom_op d = relu_def("com.example", "Fan", NULL);
   d.max_outputs = ONYX_OP_VARIADIC;
-  d.infer = infer_fan;
+  d.infer = mb_infer_like_input0;
   d.compute = compute_fan;
   onyx_op_registry *reg = registry_with(&d, 1);
   float x[3] = {-1, 2, 3.5f}, y[3];

@@ -185,23 +185,107 @@ static void build_attributes(onyx__pbw *g, onyx__pbw *m, size_t n) {
   value_info(g, 12, "y", 1, NULL);
 }
 
+/* ---- Registered ops ---------------------------------------------------- */
+
+/* com.example:R takes any number of inputs and gives any number of
+ * outputs, in place where it can: output k is a copy of input k (of input
+ * 0 past the inputs). */
+static onyx_status compute_r(onyx_op_context *ctx) {
+  size_t n_in = onyx_op_input_count(ctx);
+  for (size_t k = 0; k < onyx_op_output_count(ctx); k++) {
+    onyx_tensor x, y;
+    onyx_op_input(ctx, k < n_in ? k : 0, &x);
+    onyx_op_output(ctx, k, &y);
+    if (y.size > 0) memmove(y.data, x.data, y.size);
+  }
+  return ONYX_OK;
+}
+
+/* A node of com.example:R with n_in inputs, first_in then prefix_in<i>
+ * for i >= 1, and n_out outputs named alike. */
+static void r_node(onyx__pbw *g, const char *first_in, const char *prefix_in, size_t n_in,
+                   const char *first_out, const char *prefix_out, size_t n_out) {
+  onyx__pbw node = {0};
+  char name[64];
+  for (size_t i = 0; i < n_in; i++) {
+    snprintf(name, sizeof name, "%s%zu", prefix_in, i);
+    mb_str(&node, 1, i == 0 ? first_in : name);
+  }
+  for (size_t k = 0; k < n_out; k++) {
+    snprintf(name, sizeof name, "%s%zu", prefix_out, k);
+    mb_str(&node, 2, k == 0 ? first_out : name);
+  }
+  mb_str(&node, 4, "R");
+  mb_str(&node, 7, "com.example");
+  mb_msg(g, 1, &node);
+}
+
+static void import(onyx__pbw *m, const char *domain) {
+  onyx__pbw os = {0};
+  mb_str(&os, 1, domain);
+  onyx__pbw_uint(&os, 2, 1);
+  mb_msg(m, 8, &os);
+}
+
+/* n imports of other domains, then com.example, and a chain of n R nodes
+ * x -> v0 -> ... -> y: each node's domain was searched through every
+ * import. */
+static void build_imports_nodes(onyx__pbw *g, onyx__pbw *m, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    char domain[48];
+    snprintf(domain, sizeof domain, "com.example.d%zu", i);
+    import(m, domain);
+  }
+  import(m, "com.example");
+  char in[48] = "x", out[48];
+  for (size_t i = 0; i < n; i++) {
+    snprintf(out, sizeof out, i + 1 == n ? "y" : "v%zu", i);
+    r_node(g, in, "", 1, out, "", 1);
+    memcpy(in, out, sizeof in);
+  }
+  if (n == 0) r_node(g, "x", "", 1, "y", "", 1);
+  value_info(g, 12, "y", 1, NULL);
+}
+
+/* x -> R -> y and n more outputs o1.., which one R node reads as its n + 1
+ * inputs, in place, giving y2 (the graph output) and n outputs p1.. that
+ * nothing reads. The in-place check looked at every input per output. */
+static void build_variadic(onyx__pbw *g, onyx__pbw *m, size_t n) {
+  import(m, "com.example");
+  r_node(g, "x", "", 1, "y", "o", n + 1);
+  r_node(g, "y", "o", n + 1, "y2", "p", n + 1);
+  value_info(g, 12, "y2", 1, NULL);
+}
+
+/* x -> R -> y and n outputs nothing reads, each a whole buffer given back
+ * at once (the planner's free list was sized by nodes and overflowed). */
+static void build_many_outputs(onyx__pbw *g, onyx__pbw *m, size_t n) {
+  import(m, "com.example");
+  r_node(g, "x", "", 1, "y", "o", n + 1);
+  value_info(g, 12, "y", 1, NULL);
+}
+
 typedef struct kind {
   const char *name;
   void (*build)(onyx__pbw *g, onyx__pbw *m, size_t n);
   size_t n;           /* the smaller size tested; the larger is 10 n */
   onyx_status create; /* what session creation returns when n > 0 */
+  bool ops;           /* the session registers com.example:R */
 } kind;
 
 static const kind kinds[] = {
-    {"dims", build_dims, 40, ONYX_OK},
-    {"chain", build_chain, 1000, ONYX_OK},
-    {"outputs", build_outputs, 1000, ONYX_OK},
-    {"initializers", build_initializers, 1000, ONYX_OK},
-    {"constants", build_constants, 500, ONYX_OK},
-    {"bounds", build_bounds, 1000, ONYX_OK},
-    {"value_infos", build_value_infos, 1000, ONYX_OK},
-    {"opsets", build_opsets, 1000, ONYX_OK},
-    {"attributes", build_attributes, 1000, ONYX_ATTRIBUTE},
+    {"dims", build_dims, 40, ONYX_OK, false},
+    {"chain", build_chain, 1000, ONYX_OK, false},
+    {"outputs", build_outputs, 1000, ONYX_OK, false},
+    {"initializers", build_initializers, 1000, ONYX_OK, false},
+    {"constants", build_constants, 500, ONYX_OK, false},
+    {"bounds", build_bounds, 1000, ONYX_OK, false},
+    {"value_infos", build_value_infos, 1000, ONYX_OK, false},
+    {"opsets", build_opsets, 1000, ONYX_OK, false},
+    {"attributes", build_attributes, 1000, ONYX_ATTRIBUTE, false},
+    {"imports_nodes", build_imports_nodes, 500, ONYX_OK, true},
+    {"variadic", build_variadic, 1000, ONYX_OK, true},
+    {"many_outputs", build_many_outputs, 1000, ONYX_OK, true},
 };
 #define N_KINDS (sizeof kinds / sizeof kinds[0])
 
@@ -240,11 +324,30 @@ static int work(const kind *k, size_t n) {
   onyx_error err = {0};
   onyx_model *model = NULL;
   onyx_session *s = NULL;
+  onyx_op_registry *reg = NULL;
+  onyx_session_options opts;
+  onyx_session_options_init(&opts);
   onyx_status st = onyx_model_load_memory(m.buf, m.len, &model, &err);
-  if (st == ONYX_OK) st = onyx_session_create(model, NULL, &s, &err);
+  if (st == ONYX_OK && k->ops) {
+    onyx_custom_op d;
+    memset(&d, 0, sizeof d);
+    d.domain = "com.example";
+    d.name = "R";
+    d.since_min = 1;
+    d.min_inputs = d.min_outputs = 1;
+    d.max_inputs = d.max_outputs = ONYX_OP_VARIADIC;
+    d.allows_in_place = 1;
+    d.infer = mb_infer_like_input0;
+    d.compute = compute_r;
+    st = onyx_op_registry_create(&reg, &err);
+    if (st == ONYX_OK) st = onyx_op_registry_add(reg, &d, &err);
+    opts.ops = reg;
+  }
+  if (st == ONYX_OK) st = onyx_session_create(model, &opts, &s, &err);
   onyx_status want = n > 0 ? k->create : ONYX_OK;
   if (st == ONYX_OK) st = run_once(s, &err);
   onyx_session_free(s);
+  onyx_op_registry_free(reg);
   onyx_model_free(model);
   onyx__pbw_free(&m);
   if (st != want) {

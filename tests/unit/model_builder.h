@@ -125,4 +125,15 @@ static inline void mb_model(onyx__pbw *m, int64_t ir, int64_t opset, onyx__pbw *
   mb_msg(m, 7, graph);
 }
 
+/* A registered op's infer for tests: every output has input 0's type and
+ * shape. */
+static inline onyx_status mb_infer_like_input0(onyx_op_context *ctx) {
+  onyx_tensor x;
+  onyx_op_input(ctx, 0, &x);
+  onyx_status st = ONYX_OK;
+  for (size_t k = 0; k < onyx_op_output_count(ctx) && st == ONYX_OK; k++)
+    st = onyx_op_set_output(ctx, k, x.dtype, x.rank, x.dims);
+  return st;
+}
+
 #endif
