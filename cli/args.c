@@ -73,7 +73,7 @@ static const char HELP_MAIN[] =
 
 static const char HELP_RUN[] =
     "Usage: onyx run MODEL [--input NAME=FILE]... [--output-dir DIR]\n"
-    "                [--format FORMAT] [--threads N] [--isa LEVEL]\n"
+    "                [--format FORMAT] [--profile FILE] [--threads N] [--isa LEVEL]\n"
     "\n"
     "Runs MODEL once. Each --input binds FILE to the model input called NAME;\n"
     "every input of the model must be given once. FILE is a serialized\n"
@@ -92,6 +92,8 @@ static const char HELP_RUN[] =
     "  --input NAME=FILE  bind an input (repeatable)\n"
     "  --output-dir DIR   write outputs as files instead of printing them\n"
     "  --format FORMAT    file format for --output-dir: pb (the default) or npy\n"
+    "  --profile FILE     write the run's per-node times to FILE as Chrome-trace\n"
+    "                     JSON, as ONNX Runtime's profiler writes them\n"
     "  --threads N        worker threads for large tensors (0: the default)\n"
     "  --isa LEVEL        scalar, sse41, avx2, avx512 or best\n"
     "  --ops LIB          load an op library's operators (repeatable)\n"
@@ -320,19 +322,13 @@ static int set_flag(const char *arg, unsigned allowed, cli_args *a) {
 static const struct {
   const char *name;
   unsigned flag;
-} VALUED[] = {{"--threads", CLI_OPT_THREADS},
-              {"--isa", CLI_OPT_ISA},
-              {"--input", CLI_OPT_INPUT},
-              {"--output-dir", CLI_OPT_OUTPUT_DIR},
-              {"--format", CLI_OPT_FORMAT},
-              {"--shape", CLI_OPT_SHAPE},
-              {"--warmup", CLI_OPT_WARMUP},
-              {"--runs", CLI_OPT_RUNS},
-              {"--duration", CLI_OPT_DURATION},
-              {"--include", CLI_OPT_FILTER},
-              {"--exclude", CLI_OPT_FILTER},
-              {"--junit", CLI_OPT_REPORT},
-              {"-j", CLI_OPT_JOBS},
+} VALUED[] = {{"--threads", CLI_OPT_THREADS}, {"--isa", CLI_OPT_ISA},
+              {"--input", CLI_OPT_INPUT},     {"--output-dir", CLI_OPT_OUTPUT_DIR},
+              {"--format", CLI_OPT_FORMAT},   {"--profile", CLI_OPT_PROFILE},
+              {"--shape", CLI_OPT_SHAPE},     {"--warmup", CLI_OPT_WARMUP},
+              {"--runs", CLI_OPT_RUNS},       {"--duration", CLI_OPT_DURATION},
+              {"--include", CLI_OPT_FILTER},  {"--exclude", CLI_OPT_FILTER},
+              {"--junit", CLI_OPT_REPORT},    {"-j", CLI_OPT_JOBS},
               {"--ops", CLI_OPT_OPS}};
 
 /* Finds the valued option arg names ("--opt" or "--opt=VALUE"): returns
@@ -401,6 +397,13 @@ static int set_valued(cli_args *a, unsigned flag, const char *name, const char *
       return add_pair(a, "--input", "NAME=FILE", value, a->inputs, &a->n_inputs);
     case CLI_OPT_SHAPE:
       return add_pair(a, "--shape", "NAME=DIMS", value, a->shapes, &a->n_shapes);
+    case CLI_OPT_PROFILE:
+      if (value[0] == '\0') {
+        cli_usage_error(a->command, "--profile needs a file name");
+        return CLI_USAGE;
+      }
+      a->profile = value;
+      return CLI_OK;
     case CLI_OPT_OUTPUT_DIR:
       if (value[0] == '\0') {
         cli_usage_error(a->command, "--output-dir needs a folder name");

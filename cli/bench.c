@@ -8,15 +8,11 @@
  * timed on its own with CLOCK_MONOTONIC; the summary gives nearest-rank
  * percentiles of those times.
  *
- * --per-node cannot time the nodes inside a session run: the public API has
- * no per-node hook, and a run may fuse a chain of nodes into one pass. So it
- * measures each node in isolation instead, and says so in the output: the
- * node's kernel through the public kernel API (onyx_ceil, onyx_floor,
- * onyx_clip, onyx_sign), on one thread, on random buffers of the node's
- * input shape and type. Those come from the session's inputs (with the
- * shapes given on the command line) and outputs, carried through the graph:
- * every op onyx runs is element-wise, so a node's output has its data
- * input's type and shape.
+ * --per-node then runs the session as many times again with a profile
+ * (onyx_run_options.profile) and reports what the session really ran, node
+ * by node: its domain, op, output type and shape, whether onyx or a
+ * registered operator ran it, and the times of the pass that ran it (nodes
+ * fused into one pass share it).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -305,265 +301,98 @@ static int timings_push(timings *tm, double v) {
 
 /* ---- Per-node timing ---------------------------------------------------- */
 
-/* What is known of a value: its type and shape. */
-typedef struct value_shape {
-  const char *name;
-  onyx_dtype dtype;
-  uint32_t rank;
-  int64_t dims[ONYX_MAX_RANK];
-} value_shape;
-
-typedef struct value_table {
-  value_shape *v;
-  size_t n, cap;
-} value_table;
-
-static value_shape *vt_find(value_table *t, const char *name) {
-  if (!name || !name[0]) return NULL;
-  for (size_t i = 0; i < t->n; i++)
-    if (strcmp(t->v[i].name, name) == 0) return &t->v[i];
-  return NULL;
-}
-
-static int vt_add(value_table *t, const char *name, onyx_dtype dtype, uint32_t rank,
-                  const int64_t *dims) {
-  if (!name || !name[0] || vt_find(t, name)) return 1;
-  if (t->n == t->cap) {
-    size_t cap = t->cap ? t->cap * 2 : 16;
-    value_shape *v = realloc(t->v, cap * sizeof *v);
-    if (!v) return 0;
-    t->v = v;
-    t->cap = cap;
-  }
-  value_shape *s = &t->v[t->n++];
-  memset(s, 0, sizeof *s);
-  s->name = name;
-  s->dtype = dtype;
-  s->rank = rank;
-  memcpy(s->dims, dims, rank * sizeof *dims);
-  return 1;
-}
-
-/* The model's ai.onnx opset, or 0. */
-static int64_t ai_onnx_opset(const onyx_model *model) {
-  size_t n = onyx_model_opset_count(model);
-  for (size_t i = 0; i < n; i++) {
-    const char *domain = NULL;
-    int64_t version = 0;
-    if (onyx_model_opset(model, i, &domain, &version, NULL) == ONYX_OK && domain &&
-        (domain[0] == '\0' || strcmp(domain, "ai.onnx") == 0))
-      return version;
-  }
-  return 0;
-}
-
-typedef struct node_result {
-  int timed;
-  char note[sizeof(((onyx_error *)0)->message) + 64]; /* why it was not timed */
-  onyx_dtype dtype;
-  uint32_t rank;
-  int64_t dims[ONYX_MAX_RANK];
+/* One node's times over the profiled runs. */
+typedef struct node_times {
+  onyx_node_time first; /* as the first profiled run saw it */
+  double *t;            /* seconds, per run */
   double median, p90, p99;
-} node_result;
+} node_times;
 
-/* Times one node's kernel alone, runs times after warmup untimed calls. */
-static int time_node(const onyx_node_info *node, const value_shape *in, int64_t opset,
-                     long long warmup, size_t runs, rng *r, node_result *res) {
-  size_t count;
-  int ok;
-  size_t bytes = shape_bytes(in->dtype, in->rank, in->dims, &count, &ok);
-  if (!ok) {
-    snprintf(res->note, sizeof res->note, "not timed: its input is too large");
-    return CLI_OK;
-  }
-  int is_clip = strcmp(node->op_type, "Clip") == 0;
-  int ok_x, ok_y;
-  void *x = alloc_buffer(bytes, &ok_x);
-  void *y = alloc_buffer(bytes, &ok_y);
-  double *t = malloc(runs * sizeof *t);
-  if (!ok_x || !ok_y || !t) {
-    cli_sys_aligned_free(x);
-    cli_sys_aligned_free(y);
-    free(t);
-    cli_error_oom();
-    return CLI_ERROR;
-  }
-  fill_random(in->dtype, x, count, r);
-  /* Clip's bounds: where the node has a bound input, a value in the middle
-   * of the random data's range; before opset 11 the bounds are attributes
-   * the API does not show, so both are set. */
-  unsigned char lo[8], hi[8];
-  int has_lo = 1, has_hi = 1;
-  if (is_clip && opset >= 11) {
-    has_lo = node->input_count > 1 && node->inputs[1] && node->inputs[1][0];
-    has_hi = node->input_count > 2 && node->inputs[2] && node->inputs[2][0];
-  }
-  int is_unsigned = in->dtype == ONYX_DTYPE_UINT8 || in->dtype == ONYX_DTYPE_UINT16 ||
-                    in->dtype == ONYX_DTYPE_UINT32 || in->dtype == ONYX_DTYPE_UINT64;
-  store_value(in->dtype, lo, is_unsigned ? 50 : -50);
-  store_value(in->dtype, hi, is_unsigned ? 200 : 50);
-
-  onyx_error err;
-  onyx_status st = ONYX_OK;
-  for (long long i = 0; i < warmup + (long long)runs && st == ONYX_OK; i++) {
-    cli_reset_error(&err);
-    double t0 = now_seconds();
-    if (strcmp(node->op_type, "Ceil") == 0)
-      st = onyx_ceil(in->dtype, count, x, y, &err);
-    else if (strcmp(node->op_type, "Floor") == 0)
-      st = onyx_floor(in->dtype, count, x, y, &err);
-    else if (strcmp(node->op_type, "Sign") == 0)
-      st = onyx_sign(in->dtype, count, x, y, &err);
-    else
-      st = onyx_clip(in->dtype, count, x, y, has_lo ? lo : NULL, has_hi ? hi : NULL, &err);
-    double t1 = now_seconds();
-    if (i >= warmup) t[i - warmup] = t1 - t0;
-  }
-  if (st != ONYX_OK) {
-    snprintf(res->note, sizeof res->note, "not timed: %s (%s)", err.message, onyx_status_name(st));
-  } else {
-    qsort(t, runs, sizeof *t, cmp_double);
-    res->timed = 1;
-    res->dtype = in->dtype;
-    res->rank = in->rank;
-    memcpy(res->dims, in->dims, sizeof res->dims);
-    res->median = quantile(t, runs, 0.5);
-    res->p90 = quantile(t, runs, 0.9);
-    res->p99 = quantile(t, runs, 0.99);
-  }
-  cli_sys_aligned_free(x);
-  cli_sys_aligned_free(y);
-  free(t);
-  return CLI_OK;
-}
-
-/* Reads the model's nodes into a new array (*nodes). */
-static int read_nodes(const onyx_model *model, onyx_node_info **nodes, size_t *n) {
-  *n = onyx_model_node_count(model);
-  *nodes = calloc(*n ? *n : 1, sizeof **nodes);
-  if (!*nodes) {
-    cli_error_oom();
-    return CLI_ERROR;
-  }
-  for (size_t i = 0; i < *n; i++) {
-    if (onyx_model_node(model, i, &(*nodes)[i], NULL) != ONYX_OK) {
-      fprintf(stderr, "onyx: cannot read node %zu\n", i);
-      return CLI_ERROR;
-    }
-  }
-  return CLI_OK;
-}
-
-/* The type and shape of every value that can be known: the session's
- * inputs and outputs as run, carried through the element-wise nodes in
- * both directions until nothing changes. */
-static int known_shapes(const onyx_session *session, const onyx_tensor *inputs,
-                        const onyx_tensor *outputs, const onyx_node_info *nodes, size_t n_nodes,
-                        value_table *vt) {
-  size_t n_in = onyx_session_input_count(session), n_out = onyx_session_output_count(session);
-  for (size_t i = 0; i < n_in + n_out; i++) {
-    onyx_value_info v;
-    onyx_status st = i < n_in ? onyx_session_input_info(session, i, &v, NULL)
-                              : onyx_session_output_info(session, i - n_in, &v, NULL);
-    const onyx_tensor *t = i < n_in ? &inputs[i] : &outputs[i - n_in];
-    if (st != ONYX_OK || !vt_add(vt, v.name, t->dtype, t->rank, t->dims)) goto oom;
-  }
-  for (int changed = 1; changed;) {
-    changed = 0;
-    for (size_t i = 0; i < n_nodes; i++) {
-      const onyx_node_info *nd = &nodes[i];
-      if (strcmp(nd->op_type, "Constant") == 0 || nd->input_count < 1 || nd->output_count < 1)
-        continue;
-      value_shape *a = vt_find(vt, nd->inputs[0]), *b = vt_find(vt, nd->outputs[0]);
-      if ((a == NULL) == (b == NULL)) continue;
-      value_shape copy = a ? *a : *b; /* vt_add may move the table */
-      if (!vt_add(vt, a ? nd->outputs[0] : nd->inputs[0], copy.dtype, copy.rank, copy.dims))
-        goto oom;
-      changed = 1;
-    }
-  }
-  return CLI_OK;
-oom:
-  cli_error_oom();
-  return CLI_ERROR;
-}
-
-/* Times node nd alone into *res, or notes why it is not timed. */
-static int time_one(const onyx_node_info *nd, value_table *vt, int64_t opset, long long warmup,
-                    size_t runs, rng *r, node_result *res) {
-  if (strcmp(nd->op_type, "Constant") == 0) {
-    snprintf(res->note, sizeof res->note, "folded when the session is created, not run");
-    return CLI_OK;
-  }
-  if (strcmp(nd->op_type, "Ceil") != 0 && strcmp(nd->op_type, "Floor") != 0 &&
-      strcmp(nd->op_type, "Sign") != 0 && strcmp(nd->op_type, "Clip") != 0) {
-    snprintf(res->note, sizeof res->note, "not timed: no kernel for this op");
-    return CLI_OK;
-  }
-  const value_shape *in = nd->input_count ? vt_find(vt, nd->inputs[0]) : NULL;
-  if (!in) {
-    snprintf(res->note, sizeof res->note,
-             "not timed: the type and shape of its input are not known (an initializer?)");
-    return CLI_OK;
-  }
-  return time_node(nd, in, opset, warmup, runs, r, res);
-}
-
-static void print_per_node(const onyx_node_info *nodes, const node_result *res, size_t n_nodes,
+/* Prints the nodes that the session ran and their times. */
+static void print_per_node(const onyx_model *model, const node_times *nt, size_t n,
                            long long warmup, size_t runs) {
-  double total = 0;
-  for (size_t i = 0; i < n_nodes; i++)
-    if (res[i].timed) total += res[i].median;
+  double total = 0; /* each pass counted once */
+  for (size_t i = 0; i < n; i++)
+    if (i == 0 || nt[i].first.pass != nt[i - 1].first.pass) total += nt[i].median;
   printf(
-      "per-node: each node timed alone, %zu runs after %lld warm-up runs, through the\n"
-      "  kernel API on one thread, on random buffers of its input's shape and type\n"
-      "  (a session run may fuse nodes and use threads: these times are not a breakdown\n"
-      "  of the latency above)\n",
+      "per-node: %zu profiled session runs after %lld warm-up runs, as the session ran\n"
+      "  them (onyx_run_options.profile); nodes fused into one pass share its time\n",
       runs, warmup);
-  for (size_t i = 0; i < n_nodes; i++) {
-    const onyx_node_info *nd = &nodes[i];
-    printf("  node %zu %s", i, cli_esc(nd->op_type));
-    if (nd->name && nd->name[0]) printf(" '%s'", cli_esc(nd->name));
-    if (!res[i].timed) {
-      printf(": %s\n", cli_esc(res[i].note));
-      continue;
-    }
-    printf(" %s ", onyx_dtype_name(res[i].dtype));
-    print_dims(stdout, res[i].rank, res[i].dims);
-    printf(": median %.3f us, p90 %.3f us, p99 %.3f us, %.1f%% of the node total\n",
-           res[i].median * 1e6, res[i].p90 * 1e6, res[i].p99 * 1e6,
-           total > 0 ? 100.0 * res[i].median / total : 0.0);
+  for (size_t i = 0; i < n; i++) {
+    const onyx_node_time *t = &nt[i].first;
+    printf("  node %zu %s%s%s", t->node, cli_esc(t->domain), t->domain[0] ? ":" : "",
+           cli_esc(t->op_type));
+    if (t->name[0]) printf(" '%s'", cli_esc(t->name));
+    printf(" %s ", onyx_dtype_name(t->dtype));
+    print_dims(stdout, t->rank, t->dims);
+    printf(" (%s", t->registered ? "registered op" : "onyx");
+    if (t->pass_nodes > 1)
+      printf(", pass %" PRIu32 " of %" PRIu32 " nodes", t->pass, t->pass_nodes);
+    printf("): median %.3f us, p90 %.3f us, p99 %.3f us, %.1f%% of the passes' total\n",
+           nt[i].median * 1e6, nt[i].p90 * 1e6, nt[i].p99 * 1e6,
+           total > 0 ? 100.0 * nt[i].median / total : 0.0);
   }
+  size_t n_model = onyx_model_node_count(model);
+  if (n < n_model)
+    printf("  %zu node%s folded when the session was created, not run\n", n_model - n,
+           n_model - n == 1 ? "" : "s");
 }
 
-static int per_node(const onyx_model *model, const onyx_session *session, const onyx_tensor *inputs,
-                    const onyx_tensor *outputs, long long warmup, size_t runs, rng *r) {
-  value_table vt = {0};
-  onyx_node_info *nodes = NULL;
-  node_result *res = NULL;
-  size_t n_nodes;
-  int rc = read_nodes(model, &nodes, &n_nodes);
-  if (rc == CLI_OK) rc = known_shapes(session, inputs, outputs, nodes, n_nodes, &vt);
-  if (rc == CLI_OK && !(res = calloc(n_nodes ? n_nodes : 1, sizeof *res))) {
-    cli_error_oom();
-    rc = CLI_ERROR;
+/* Runs the session `runs` more times with a profile and reports each
+ * node's times from it. */
+static int per_node(const cli_model *m, const onyx_tensor *inputs, onyx_tensor *outputs,
+                    long long warmup, size_t runs) {
+  onyx_profile p;
+  if (!cli_profile_alloc(m->model, &p)) return CLI_ERROR;
+  node_times *nt = NULL;
+  size_t n = 0;
+  int rc = CLI_OK;
+  onyx_run_options ro;
+  onyx_run_options_init(&ro);
+  ro.profile = &p;
+  for (size_t r = 0; r < runs && rc == CLI_OK; r++) {
+    onyx_error err;
+    cli_reset_error(&err);
+    onyx_status st =
+        onyx_session_run_with(m->session, inputs, m->n_in, outputs, m->n_out, &ro, &err);
+    if (st != ONYX_OK) {
+      cli_report(m->path, st, &err);
+      rc = CLI_ERROR;
+      break;
+    }
+    if (r == 0) {
+      n = p.count < p.capacity ? p.count : p.capacity;
+      nt = calloc(n ? n : 1, sizeof *nt);
+      for (size_t i = 0; nt && i < n; i++) {
+        nt[i].first = p.nodes[i];
+        if (!(nt[i].t = malloc(runs * sizeof *nt[i].t))) rc = CLI_ERROR;
+      }
+      if (!nt || rc != CLI_OK) {
+        cli_error_oom();
+        rc = CLI_ERROR;
+        break;
+      }
+    }
+    for (size_t i = 0; i < n; i++) nt[i].t[r] = (double)p.nodes[i].duration_ns * 1e-9;
   }
-  int64_t opset = ai_onnx_opset(model);
-  for (size_t i = 0; i < n_nodes && rc == CLI_OK; i++)
-    rc = time_one(&nodes[i], &vt, opset, warmup, runs, r, &res[i]);
-  if (rc == CLI_OK) print_per_node(nodes, res, n_nodes, warmup, runs);
-  free(vt.v);
-  free(nodes);
-  free(res);
+  for (size_t i = 0; rc == CLI_OK && i < n; i++) {
+    qsort(nt[i].t, runs, sizeof *nt[i].t, cmp_double);
+    nt[i].median = quantile(nt[i].t, runs, 0.5);
+    nt[i].p90 = quantile(nt[i].t, runs, 0.9);
+    nt[i].p99 = quantile(nt[i].t, runs, 0.99);
+  }
+  if (rc == CLI_OK) print_per_node(m->model, nt, n, warmup, runs);
+  for (size_t i = 0; nt && i < n; i++) free(nt[i].t);
+  free(nt);
+  free(p.nodes);
   return rc;
 }
 
 /* ---- The command -------------------------------------------------------- */
 
-/* --isa also caps the per-node kernels, which the kernel API runs at the
- * level onyx_isa_detected() gives; the environment variable ONYX_ISA lowers
- * that level for the whole process. It is set only to lower the level, and
- * before the first call into onyx, which reads it once. */
+/* --isa also lowers the level of the whole process (the environment
+ * variable ONYX_ISA), for the kernel API's calls. It is set only to lower
+ * the level, and before the first call into onyx, which reads it once. */
 static void cap_process_isa(onyx_isa cap) {
   if (cap == ONYX_ISA_BEST) return;
   const char *env = getenv("ONYX_ISA");
@@ -841,8 +670,7 @@ int cli_bench(cli_args *a) {
   rng r = {0x9E3779B97F4A7C15ULL};
   if (rc == CLI_OK) rc = measure(&b, a, warmup, &r);
   if (rc == CLI_OK) (a->json ? print_report_json : print_report)(&b, a, warmup);
-  if (rc == CLI_OK && a->per_node)
-    rc = per_node(b.m.model, b.m.session, b.inputs, b.outputs, warmup, b.tm.n, &r);
+  if (rc == CLI_OK && a->per_node) rc = per_node(&b.m, b.inputs, b.outputs, warmup, b.tm.n);
   bench_free(&b);
   return rc;
 }

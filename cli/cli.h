@@ -47,8 +47,9 @@ enum {
   CLI_OPT_FILTER = 1 << 13, /* --include, --exclude */
   CLI_OPT_REPORT = 1 << 14, /* --junit */
   CLI_OPT_JOBS = 1 << 15,
-  CLI_OPT_JSON = 1 << 16, /* test, info, bench: JSON on stdout */
-  CLI_OPT_OPS = 1 << 17,  /* --ops LIB: every command that makes a session */
+  CLI_OPT_JSON = 1 << 16,    /* test, info, bench: JSON on stdout */
+  CLI_OPT_OPS = 1 << 17,     /* --ops LIB: every command that makes a session */
+  CLI_OPT_PROFILE = 1 << 18, /* run: --profile FILE */
 };
 
 /* The command line after parsing. Option strings point into argv. */
@@ -74,10 +75,11 @@ typedef struct cli_args {
   int strict;                        /* skips (ops, types, domains onyx lacks) count as failures */
   const char **includes, **excludes; /* regular expressions (regcomp, extended) */
   size_t n_includes, n_excludes;
-  int json;          /* JSON on stdout (test: one record per case) */
-  const char *junit; /* JUnit XML report file */
-  uint32_t jobs;     /* cases run at once; 0: not given */
-  const char **ops;  /* --ops: op libraries, in order */
+  int json;            /* JSON on stdout (test: one record per case) */
+  const char *junit;   /* JUnit XML report file */
+  uint32_t jobs;       /* cases run at once; 0: not given */
+  const char *profile; /* run: the Chrome-trace JSON file of --profile */
+  const char **ops;    /* --ops: op libraries, in order */
   size_t n_ops;
 } cli_args;
 
@@ -248,5 +250,13 @@ int cli_run(cli_args *a);   /* onyx run (run.c) */
 int cli_info(cli_args *a);  /* onyx info (info.c) */
 int cli_test(cli_args *a);  /* onyx test (test.c) */
 int cli_bench(cli_args *a); /* onyx bench: times runs on random inputs (bench.c) */
+
+/* ---- Profiles (profile.c) ---- */
+
+/* A profile with room for every node of model; 0 when out of memory (said). */
+int cli_profile_alloc(const onyx_model *model, onyx_profile *p);
+/* Writes p as the Chrome-trace JSON that ONNX Runtime's profiler writes
+ * (docs/cli.md) to path; CLI_OK, or CLI_ERROR after reporting. */
+int cli_profile_write(const char *path, const char *model, const onyx_profile *p);
 
 #endif /* ONYX_CLI_H */

@@ -13,6 +13,7 @@
  *   info.c    onyx info
  *   test.c    onyx test
  *   bench.c   onyx bench
+ *   profile.c per-node profiles as Chrome-trace JSON (run --profile)
  *   npy.c     numpy's .npy files
  *   sys_*.c   the operating system's calls, per platform (sys.h)
  *
@@ -38,7 +39,7 @@ static const struct {
   int (*run)(cli_args *);
   unsigned options;
 } COMMANDS[] = {
-    {"run", cli_run, CLI_OPT_INPUT | CLI_OPT_OUTPUT_DIR | CLI_OPT_FORMAT},
+    {"run", cli_run, CLI_OPT_INPUT | CLI_OPT_OUTPUT_DIR | CLI_OPT_FORMAT | CLI_OPT_PROFILE},
     {"test", cli_test,
      CLI_OPT_VERBOSE | CLI_OPT_STRICT | CLI_OPT_FILTER | CLI_OPT_REPORT | CLI_OPT_JOBS |
          CLI_OPT_PROGRESS | CLI_OPT_JSON},

@@ -314,11 +314,20 @@ int cli_run(cli_args *a) {
   if (rc == CLI_OK) {
     onyx_error err;
     cli_reset_error(&err);
-    onyx_status st = onyx_session_run(r.m.session, r.inputs, r.m.n_in, r.outputs, r.m.n_out, &err);
+    onyx_profile profile = {0};
+    onyx_run_options ro;
+    onyx_run_options_init(&ro);
+    if (a->profile && !cli_profile_alloc(r.m.model, &profile)) rc = CLI_ERROR;
+    ro.profile = a->profile ? &profile : NULL;
+    onyx_status st = rc == CLI_OK ? onyx_session_run_with(r.m.session, r.inputs, r.m.n_in,
+                                                          r.outputs, r.m.n_out, &ro, &err)
+                                  : ONYX_OK;
     if (st != ONYX_OK) {
       cli_report(r.m.path, st, &err);
       rc = CLI_ERROR;
     }
+    if (rc == CLI_OK && a->profile) rc = cli_profile_write(a->profile, r.m.path, &profile);
+    free(profile.nodes);
   }
   if (rc == CLI_OK) {
     if (a->output_dir)

@@ -695,6 +695,78 @@ ONYX_API onyx_status onyx_session_run(onyx_session *session, const onyx_tensor *
                                       size_t n_inputs, onyx_tensor *outputs, size_t n_outputs,
                                       onyx_error *err);
 
+/* ---- Profiling: per-node times of a run ------------------------------- */
+
+/**
+ * @brief What one node of a run was, and how long the pass that ran it
+ * took.
+ *
+ * onyx runs a chain of element-wise nodes of one shape as one fused pass
+ * over cache-sized tiles: such nodes share pass, start_ns and duration_ns,
+ * and pass_nodes says how many share them. A node alone in its pass
+ * (pass_nodes 1) has its own time.
+ */
+typedef struct onyx_node_time {
+  size_t node;                 /**< The model node index (onyx_model_node()). */
+  const char *name;            /**< The node's name, "" if it has none. */
+  const char *op_type;         /**< Its operator, e.g. "Ceil". */
+  const char *domain;          /**< Its operator's domain, "" for ai.onnx. */
+  int registered;              /**< 1: a registered operator ran it; 0: onyx's own kernel. */
+  onyx_dtype dtype;            /**< The type of its (first) output. */
+  uint32_t rank;               /**< The rank of that output in this run. */
+  int64_t dims[ONYX_MAX_RANK]; /**< Its dimensions in this run. */
+  uint32_t pass;               /**< The pass that ran it, from 0, in run order. */
+  uint32_t pass_nodes;         /**< The nodes that pass ran. */
+  uint64_t start_ns;           /**< When the pass began, in ns after the run began. */
+  uint64_t duration_ns;        /**< How long the pass took, in ns. */
+} onyx_node_time;
+
+/**
+ * @brief The caller's record of one run's node times (see
+ * onyx_run_options.profile). The strings point into the session's model
+ * and stay valid while the model lives.
+ */
+typedef struct onyx_profile {
+  onyx_node_time *nodes; /**< The caller's array of capacity entries. */
+  size_t capacity;       /**< onyx_model_node_count() entries always suffice. */
+  size_t count;          /**< Set by the run: the nodes it ran, in run order (folded
+                          * Constant nodes do not run). Only the first capacity are
+                          * written. */
+  uint64_t duration_ns;  /**< Set by the run: how long it took. */
+} onyx_profile;
+
+/**
+ * @brief Options of one run. Fill them with onyx_run_options_init().
+ */
+typedef struct onyx_run_options {
+  /** Receives the run's per-node times, or NULL (the default) for none.
+   * Profiling costs two clock reads per pass; it allocates nothing, so an
+   * arena session can profile too. */
+  onyx_profile *profile;
+} onyx_run_options;
+
+/**
+ * @brief Fills *opts with the defaults: no profile.
+ * @param opts The options to fill.
+ */
+ONYX_API void onyx_run_options_init(onyx_run_options *opts);
+
+/**
+ * @brief onyx_session_run() with options.
+ * @param session   A session.
+ * @param inputs    As for onyx_session_run().
+ * @param n_inputs  As for onyx_session_run().
+ * @param outputs   As for onyx_session_run().
+ * @param n_outputs As for onyx_session_run().
+ * @param opts      Options, or NULL for the defaults.
+ * @param err       Receives the status and message on failure; may be NULL.
+ * @return As onyx_session_run(). A failed run leaves opts->profile's
+ *         count at the nodes it ran.
+ */
+ONYX_API onyx_status onyx_session_run_with(onyx_session *session, const onyx_tensor *inputs,
+                                           size_t n_inputs, onyx_tensor *outputs, size_t n_outputs,
+                                           const onyx_run_options *opts, onyx_error *err);
+
 /* ---- Serialized tensors (TensorProto .pb files) ------------------------ */
 
 /**

@@ -80,15 +80,14 @@ add_test(NAME cli.bench.example
   WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
 
 string(CONCAT ONYX_PER_NODE_OUTPUT
-  "\nper-node: each node timed alone, 20 runs after 5 warm-up runs, through the\n"
-  "  kernel API on one thread[^\n]*\n[^\n]*\n[^\n]*\n"
-  "  node 0 Constant 'const_lo': folded when the session is created, not run\n"
-  "  node 1 Constant 'const_hi': folded when the session is created, not run\n"
-  "  node 2 Ceil 'ceil_x' float \\[8\\]: median ${ONYX_US}, p90 ${ONYX_US}, p99 ${ONYX_US}, "
-  "[0-9.]+% of the node total\n"
-  "  node 3 Clip 'clip_ceil' float \\[8\\]: median [^\n]*\n"
-  "  node 4 Sign 'sign_clipped' float \\[8\\]: median [^\n]*\n"
-  "  node 5 Floor 'floor_x' float \\[8\\]: median [^\n]*\n$")
+  "\nper-node: 20 profiled session runs after 5 warm-up runs, as the session ran\n"
+  "  them \\(onyx_run_options.profile\\); nodes fused into one pass share its time\n"
+  "  node 2 Ceil 'ceil_x' float \\[8\\] \\(onyx, pass 0 of 3 nodes\\): median ${ONYX_US}, "
+  "p90 ${ONYX_US}, p99 ${ONYX_US}, [0-9.]+% of the passes' total\n"
+  "  node 3 Clip 'clip_ceil' float \\[8\\] \\(onyx, pass 0 of 3 nodes\\): median [^\n]*\n"
+  "  node 4 Sign 'sign_clipped' float \\[8\\] \\(onyx, pass 0 of 3 nodes\\): median [^\n]*\n"
+  "  node 5 Floor 'floor_x' float \\[8\\] \\(onyx\\): median [^\n]*\n"
+  "  2 nodes folded when the session was created, not run\n$")
 add_test(NAME cli.bench.per_node
   COMMAND ${CMAKE_COMMAND} -DEXPECT_RC=0 "-DEXPECT_STDOUT=${ONYX_PER_NODE_OUTPUT}"
     "-DCOMMAND=$<TARGET_FILE:onyx>|bench|--per-node|--runs=20|--threads|2|--isa|scalar|\

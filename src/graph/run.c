@@ -12,6 +12,7 @@
 #include "core/alloc.h"
 #include "core/error.h"
 #include "graph/custom.h"
+#include "graph/profile.h"
 #include "graph/session.h"
 
 /* The state of one value during one run. Shapes are borrowed: a computed
@@ -438,14 +439,29 @@ static onyx_status prepare_run(const onyx_session *s, onyx__run_ctx *c, const on
   return bind_whole_buffers(s, c, err);
 }
 
+/* Records group g's steps in the profile (graph/profile.h). */
+static void profile_group(const onyx_session *s, const onyx__run_ctx *c, onyx_profile *prof,
+                          size_t g, uint64_t start, uint64_t end) {
+  const onyx__group *grp = &s->groups[g];
+  for (size_t k = grp->first; prof != NULL && k < grp->first + grp->n_steps; k++) {
+    const onyx__step *st = &s->steps[k];
+    onyx__profile_node(prof, s, st->node, st->custom != NULL, s->values[st->y].desc.dtype,
+                       c->slots[st->y].rank, c->slots[st->y].dims, (uint32_t)g, grp->n_steps, start,
+                       end);
+  }
+}
+
 /* 3. The groups in order, each after its kernel parameters: a run-time
  * input may be computed by an earlier group. Only a registered operator's
  * compute can fail here. */
-static onyx_status run_steps(const onyx_session *s, onyx__run_ctx *c, onyx_error *err) {
+static onyx_status run_steps(const onyx_session *s, onyx__run_ctx *c, onyx_profile *prof,
+                             uint64_t t0, onyx_error *err) {
   for (size_t g = 0; g < s->n_groups; g++) {
     const onyx__group *grp = &s->groups[g];
+    uint64_t pass_start = onyx__profile_now(prof);
     if (s->steps[grp->first].custom != NULL) {
       ONYX__TRY(custom_compute(s, c, s->steps[grp->first].custom, err));
+      profile_group(s, c, prof, g, pass_start - t0, onyx__profile_now(prof) - t0);
       continue;
     }
     for (size_t k = grp->first; k < grp->first + grp->n_steps; k++) {
@@ -467,6 +483,7 @@ static onyx_status run_steps(const onyx_session *s, onyx__run_ctx *c, onyx_error
                                                 (s->workers > 1 ? 2 : 1) * ONYX__STREAM_MIN_BYTES;
     }
     run_group(s, grp, c);
+    profile_group(s, c, prof, g, pass_start - t0, onyx__profile_now(prof) - t0);
   }
   return ONYX_OK;
 }
@@ -485,8 +502,12 @@ static void finish_outputs(const onyx_session *s, onyx__run_ctx *c, onyx_tensor 
   }
 }
 
-onyx_status onyx_session_run(onyx_session *s, const onyx_tensor *inputs, size_t n_inputs,
-                             onyx_tensor *outputs, size_t n_outputs, onyx_error *err) {
+onyx_status onyx_session_run_with(onyx_session *s, const onyx_tensor *inputs, size_t n_inputs,
+                                  onyx_tensor *outputs, size_t n_outputs,
+                                  const onyx_run_options *opts, onyx_error *err) {
+  onyx_profile *prof = opts != NULL ? opts->profile : NULL;
+  uint64_t t0 = onyx__profile_now(prof);
+  onyx__profile_begin(prof, t0);
   if (s == NULL || (n_inputs > 0 && inputs == NULL) || (n_outputs > 0 && outputs == NULL))
     return onyx__fail(err, ONYX_INVALID_ARGUMENT,
                       "onyx_session_run: NULL session, inputs or outputs");
@@ -511,7 +532,7 @@ onyx_status onyx_session_run(onyx_session *s, const onyx_tensor *inputs, size_t 
   onyx__run_ctx_begin(c);
 
   onyx_status st = prepare_run(s, c, inputs, outputs, err);
-  if (st == ONYX_OK) st = run_steps(s, c, err);
+  if (st == ONYX_OK) st = run_steps(s, c, prof, t0, err);
   if (st == ONYX_OK) {
     finish_outputs(s, c, outputs);
   } else {
@@ -531,5 +552,6 @@ onyx_status onyx_session_run(onyx_session *s, const onyx_tensor *inputs, size_t 
   if (!atomic_compare_exchange_strong_explicit(&s->cached_ctx, &expected, c, memory_order_release,
                                                memory_order_relaxed))
     onyx__run_ctx_free(c);
+  onyx__profile_end(prof, t0, onyx__profile_now(prof));
   return st;
 }

@@ -201,5 +201,58 @@ class OpLibraries(unittest.TestCase):
         self.assertIn("cannot load the op library", str(cm.exception))
 
 
+class Profiles(unittest.TestCase):
+    """onyx bench --per-node and onyx run --profile report what the session
+    ran, from the library's profile: a Ceil after a registered Cast to
+    float16 is a float16 Ceil, and the Cast is the registered op's."""
+
+    def setUp(self):
+        import subprocess
+        import tempfile
+        self.run_cli = lambda *a: subprocess.run([os.environ["ONYX_CLI"], *a],
+                                                 capture_output=True, text=True)
+        self.tmp = tempfile.TemporaryDirectory()
+        m = model([helper.make_node("Cast", ["x"], ["h"], name="cast", to=TensorProto.FLOAT16),
+                   helper.make_node("Ceil", ["h"], ["y"], name="ceil")],
+                  out_type=TensorProto.FLOAT16)
+        self.path = os.path.join(self.tmp.name, "cast_ceil.onnx")
+        with open(self.path, "wb") as f:
+            f.write(m.SerializeToString())
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def test_bench_per_node(self):
+        r = self.run_cli("bench", self.path, "--ops", TESTOPS, "--shape", "n=1000", "--runs", "5",
+                         "--per-node")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertRegex(r.stdout, r"\n  node 0 Cast 'cast' float16 \[1000\] \(registered op\): "
+                                   r"median ")
+        self.assertRegex(r.stdout, r"\n  node 1 Ceil 'ceil' float16 \[1000\] \(onyx\): median ")
+
+    def test_run_profile(self):
+        import json
+        x = os.path.join(self.tmp.name, "x.npy")
+        np.save(x, X)
+        trace = os.path.join(self.tmp.name, "trace.json")
+        r = self.run_cli("run", self.path, "--ops", TESTOPS, "--input", "x=" + x,
+                         "--profile", trace)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        with open(trace) as f:
+            events = json.load(f)
+        self.assertEqual([e["cat"] for e in events], ["Session", "Node", "Node"])
+        for e in events:
+            self.assertEqual(e["ph"], "X")
+            self.assertGreaterEqual(e["dur"], 0)
+        cast, ceil = events[1], events[2]
+        self.assertEqual((cast["name"], cast["args"]["op_name"], cast["args"]["provider"]),
+                         ("cast", "Cast", "registered"))
+        self.assertEqual((ceil["name"], ceil["args"]["op_name"], ceil["args"]["provider"],
+                          ceil["args"]["output_type"], ceil["args"]["output_shape"]),
+                         ("ceil", "Ceil", "onyx", "float16", [len(X)]))
+        self.assertLessEqual(cast["ts"] + cast["dur"], ceil["ts"])
+        self.assertLessEqual(ceil["ts"] + ceil["dur"], events[0]["dur"])
+
+
 if __name__ == "__main__":
     unittest.main()
