@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "config/config.h"
 #include "core/error.h"
 #include "core/format.h"
 #include "graph/custom.h"
@@ -344,17 +345,20 @@ static onyx_status find_op(const onyx_model *m, size_t n, const onyx__op **op_ou
                       "opsets 1 to %lld",
                       n, node->name, node->op_type, (long long)onyx_max_opset());
   *op_out = onyx__op_find(node->op_type);
-  if (*op_out == NULL)
+  if (*op_out == NULL) {
+    /* The build configuration's hook: an op a reduced build left out. */
+    ONYX__TRY(onyx__config_check_op(node->op_type, NULL, NULL, n, node->name, err));
     return onyx__fail(err, ONYX_UNSUPPORTED_OP,
                       "node %zu ('%s'): op '%s' is not supported (onyx supports %s)", n, node->name,
                       node->op_type, onyx__op_names());
+  }
   *ver_out = onyx__op_version_at(*op_out, opset);
   if (*ver_out == NULL)
     return onyx__fail(err, ONYX_UNSUPPORTED_OP,
                       "node %zu ('%s'): op %s does not exist at opset %lld; it was introduced "
                       "in opset %d",
                       n, node->name, node->op_type, (long long)opset, (*op_out)->versions[0].since);
-  return ONYX_OK;
+  return onyx__config_check_op(node->op_type, *op_out, *ver_out, n, node->name, err);
 }
 
 /* Node n's inputs and outputs against what its op version takes. */
@@ -452,6 +456,7 @@ static onyx_status check_input_types(builder *b, size_t n, const onyx__op_versio
                         n, node->name, node->op_type, ver->since, (long long)b->m->onnx_opset, k,
                         node->inputs[k], onyx_dtype_name(t), node->op_type, ver->since, allowed);
     }
+    ONYX__TRY(onyx__config_check_type(node->op_type, t, n, node->name, b->err));
     if (t != inputs[0]->dtype)
       return onyx__fail(b->err, ONYX_TYPE,
                         "node %zu ('%s', %s-%d at opset %lld): input %zu '%s' has type %s but "

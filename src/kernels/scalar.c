@@ -18,6 +18,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "config/config.h"
 #include "core/half.h"
 #include "kernels/kernels.h"
 
@@ -270,12 +271,14 @@ typedef struct onyx__iprep_u64 {
 
 ONYX__SCALAR_INT_TYPES(ONYX__INT_KERNELS)
 
-#define ONYX__ROUNDING_ENTRIES(NAME, tn, T, K, c, rule, nlo, nhi)   \
-  .k[ONYX__KOP_CEIL][ONYX__DI_##NAME] = onyx__##tn##_vceil__scalar, \
-  .k[ONYX__KOP_FLOOR][ONYX__DI_##NAME] = onyx__##tn##_vfloor__scalar,
-#define ONYX__COMMON_ENTRIES(NAME, tn, T, K, c, rule, nlo, nhi)     \
-  .k[ONYX__KOP_SIGN][ONYX__DI_##NAME] = onyx__##tn##_vsign__scalar, \
-  .k[ONYX__KOP_CLIP][ONYX__DI_##NAME] = onyx__##tn##_vclip__scalar,
+/* The build configuration selects here (ONYX__KSEL, src/config/config.h):
+ * a kernel a reduced build left out is NULL, and not linked. */
+#define ONYX__ROUNDING_ENTRIES(NAME, tn, T, K, c, rule, nlo, nhi)                           \
+  .k[ONYX__KOP_CEIL][ONYX__DI_##NAME] = ONYX__KSEL(CEIL, NAME, onyx__##tn##_vceil__scalar), \
+  .k[ONYX__KOP_FLOOR][ONYX__DI_##NAME] = ONYX__KSEL(FLOOR, NAME, onyx__##tn##_vfloor__scalar),
+#define ONYX__COMMON_ENTRIES(NAME, tn, T, K, c, rule, nlo, nhi)                             \
+  .k[ONYX__KOP_SIGN][ONYX__DI_##NAME] = ONYX__KSEL(SIGN, NAME, onyx__##tn##_vsign__scalar), \
+  .k[ONYX__KOP_CLIP][ONYX__DI_##NAME] = ONYX__KSEL(CLIP, NAME, onyx__##tn##_vclip__scalar),
 
 #define ONYX__INT_ENTRIES(NAME, tn, T, c, tmin, tmax)               \
   .k[ONYX__KOP_SIGN][ONYX__DI_##NAME] = onyx__##tn##_vsign__scalar, \

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "config/config.h"
 #include "core/error.h"
 #include "core/format.h"
 #include "ops/op.h"
@@ -11,7 +12,9 @@ static const struct {
   const char *name;
   const onyx__op *op;
 } ops[] = {
-#define ONYX_X_(name, cname) {#name, &onyx__op_##cname},
+/* The build configuration selects here: ops a reduced build left out are
+ * not in the table, so nothing links their code. */
+#define ONYX_X_(name, cname) ONYX__OP_ENTRY(name, {#name, &onyx__op_##cname}, )
     ONYX__OP_MAP(ONYX_X_)
 #undef ONYX_X_
 };
@@ -34,7 +37,7 @@ const onyx__op *onyx__op_at(size_t i, const char **name) {
 }
 
 const char *onyx__op_names(void) {
-#define ONYX_X_(name, cname) ", " #name
+#define ONYX_X_(name, cname) ONYX__OP_ENTRY(name, ", " #name)
   static const char names[] = ONYX__OP_MAP(ONYX_X_);
 #undef ONYX_X_
   return names + 2; /* past the first ", " */
