@@ -80,7 +80,8 @@ static void fill(unsigned char *x, size_t n, size_t es, int input) {
 /* Clip's bounds: a range inside the type's, so that random elements fall
  * below, inside and above it. */
 static void clip_bounds(onyx_dtype t, onyx__kparams *p) {
-  static const unsigned char lo_f32[] = {0x00, 0x00, 0x80, 0xbf}, hi_f32[] = {0x00, 0x00, 0x80, 0x3f};
+  static const unsigned char lo_f32[] = {0x00, 0x00, 0x80, 0xbf},
+                             hi_f32[] = {0x00, 0x00, 0x80, 0x3f};
   const double dlo = -1.0, dhi = 1.0;
   const uint16_t f16lo = 0xbc00, f16hi = 0x3c00, bflo = 0xbf80, bfhi = 0x3f80;
   const int8_t s8lo = -50, s8hi = 60;
@@ -93,19 +94,44 @@ static void clip_bounds(onyx_dtype t, onyx__kparams *p) {
   uint16_t u16lo = (uint16_t)ulo, u16hi = 60000;
   uint32_t u32lo = (uint32_t)ulo, u32hi = UINT32_C(3000000000);
   switch (t) {
-    case ONYX_DTYPE_FLOAT: lo = lo_f32, hi = hi_f32; break;
-    case ONYX_DTYPE_DOUBLE: lo = &dlo, hi = &dhi; break;
-    case ONYX_DTYPE_FLOAT16: lo = &f16lo, hi = &f16hi; break;
-    case ONYX_DTYPE_BFLOAT16: lo = &bflo, hi = &bfhi; break;
-    case ONYX_DTYPE_INT8: lo = &s8lo, hi = &s8hi; break;
-    case ONYX_DTYPE_INT16: lo = &s16lo, hi = &s16hi; break;
-    case ONYX_DTYPE_INT32: lo = &s32lo, hi = &s32hi; break;
-    case ONYX_DTYPE_INT64: lo = &slo, hi = &shi; break;
-    case ONYX_DTYPE_UINT8: lo = &u8lo, hi = &u8hi; break;
-    case ONYX_DTYPE_UINT16: lo = &u16lo, hi = &u16hi; break;
-    case ONYX_DTYPE_UINT32: lo = &u32lo, hi = &u32hi; break;
-    case ONYX_DTYPE_UINT64: lo = &ulo, hi = &uhi; break;
-    default: break;
+    case ONYX_DTYPE_FLOAT:
+      lo = lo_f32, hi = hi_f32;
+      break;
+    case ONYX_DTYPE_DOUBLE:
+      lo = &dlo, hi = &dhi;
+      break;
+    case ONYX_DTYPE_FLOAT16:
+      lo = &f16lo, hi = &f16hi;
+      break;
+    case ONYX_DTYPE_BFLOAT16:
+      lo = &bflo, hi = &bfhi;
+      break;
+    case ONYX_DTYPE_INT8:
+      lo = &s8lo, hi = &s8hi;
+      break;
+    case ONYX_DTYPE_INT16:
+      lo = &s16lo, hi = &s16hi;
+      break;
+    case ONYX_DTYPE_INT32:
+      lo = &s32lo, hi = &s32hi;
+      break;
+    case ONYX_DTYPE_INT64:
+      lo = &slo, hi = &shi;
+      break;
+    case ONYX_DTYPE_UINT8:
+      lo = &u8lo, hi = &u8hi;
+      break;
+    case ONYX_DTYPE_UINT16:
+      lo = &u16lo, hi = &u16hi;
+      break;
+    case ONYX_DTYPE_UINT32:
+      lo = &u32lo, hi = &u32hi;
+      break;
+    case ONYX_DTYPE_UINT64:
+      lo = &ulo, hi = &uhi;
+      break;
+    default:
+      break;
   }
   onyx__clip_params(t, lo, hi, p);
 }

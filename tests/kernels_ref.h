@@ -45,13 +45,13 @@ typedef uint64_t onyx__c_u64;
  * The Clip rule names the element function: float16 has its own, because
  * numpy's float16 clip breaks ties between +0 and -0 the other way.
  */
-#define REF_FLOAT_TYPES(X)                                             \
+#define REF_FLOAT_TYPES(X)                                                      \
   X(FLOAT, f32, float, NATIVE, f32, f32, -INFINITY, INFINITY)                   \
   X(DOUBLE, f64, double, NATIVE, f64, f64, -(double)INFINITY, (double)INFINITY) \
   X(FLOAT16, f16, onyx__f16, F16, f32, f32_ties_x, -INFINITY, INFINITY)         \
   X(BFLOAT16, bf16, onyx__bf16, BF16, f32, f32, -INFINITY, INFINITY)
 
-#define REF_INT_TYPES(X)                             \
+#define REF_INT_TYPES(X)                                      \
   X(INT8, s8, int8_t, INT, i64, i64, INT8_MIN, INT8_MAX)      \
   X(INT16, s16, int16_t, INT, i64, i64, INT16_MIN, INT16_MAX) \
   X(INT32, s32, int32_t, INT, i64, i64, INT32_MIN, INT32_MAX) \
@@ -164,24 +164,24 @@ static inline uint64_t onyx__clip_u64(uint64_t x, uint64_t lo, uint64_t hi) {
  * raw_data is used where it lies in the caller's bytes), so elements are
  * loaded and stored with memcpy, which compilers turn into one move.
  */
-#define ONYX__UNARY_KERNEL(tn, T, K, c, op)                                  \
+#define ONYX__UNARY_KERNEL(tn, T, K, c, op)                               \
   static void onyx__##tn##_v##op##__ref(size_t n, const void *x, void *y, \
-                                           const onyx__kparams *params) {    \
-    const unsigned char *src = x;                                            \
-    unsigned char *dst = y;                                                  \
-    (void)params;                                                            \
-    for (size_t i = 0; i < n; i++) {                                         \
-      T v;                                                                   \
-      memcpy(&v, src + i * sizeof v, sizeof v);                              \
-      const onyx__c_##c xc = ONYX__LOAD_##K(c, v);                           \
-      const T r = ONYX__RESULT_##K(T, v, xc, onyx__##op##_##c(xc));          \
-      memcpy(dst + i * sizeof r, &r, sizeof r);                              \
-    }                                                                        \
+                                        const onyx__kparams *params) {    \
+    const unsigned char *src = x;                                         \
+    unsigned char *dst = y;                                               \
+    (void)params;                                                         \
+    for (size_t i = 0; i < n; i++) {                                      \
+      T v;                                                                \
+      memcpy(&v, src + i * sizeof v, sizeof v);                           \
+      const onyx__c_##c xc = ONYX__LOAD_##K(c, v);                        \
+      const T r = ONYX__RESULT_##K(T, v, xc, onyx__##op##_##c(xc));       \
+      memcpy(dst + i * sizeof r, &r, sizeof r);                           \
+    }                                                                     \
   }
 
 #define ONYX__CLIP_KERNEL(tn, T, K, c, rule)                                 \
-  static void onyx__##tn##_vclip__ref(size_t n, const void *x, void *y,   \
-                                         const onyx__kparams *params) {      \
+  static void onyx__##tn##_vclip__ref(size_t n, const void *x, void *y,      \
+                                      const onyx__kparams *params) {         \
     const unsigned char *src = x;                                            \
     unsigned char *dst = y;                                                  \
     const onyx__c_##c lo = params->c.lo, hi = params->c.hi;                  \
@@ -204,15 +204,15 @@ static inline uint64_t onyx__clip_u64(uint64_t x, uint64_t lo, uint64_t hi) {
 REF_FLOAT_TYPES(ONYX__ROUNDING_KERNELS)
 REF_ALL_TYPES(ONYX__COMMON_KERNELS)
 
-#define ONYX__ROUNDING_ENTRIES(NAME, tn, T, K, c, rule, nlo, nhi)   \
-  .k[ONYX__KOP_CEIL][ONYX__DI_##NAME] = onyx__##tn##_vceil__ref, \
+#define ONYX__ROUNDING_ENTRIES(NAME, tn, T, K, c, rule, nlo, nhi) \
+  .k[ONYX__KOP_CEIL][ONYX__DI_##NAME] = onyx__##tn##_vceil__ref,  \
   .k[ONYX__KOP_FLOOR][ONYX__DI_##NAME] = onyx__##tn##_vfloor__ref,
-#define ONYX__COMMON_ENTRIES(NAME, tn, T, K, c, rule, nlo, nhi)     \
+#define ONYX__COMMON_ENTRIES(NAME, tn, T, K, c, rule, nlo, nhi)  \
   .k[ONYX__KOP_SIGN][ONYX__DI_##NAME] = onyx__##tn##_vsign__ref, \
   .k[ONYX__KOP_CLIP][ONYX__DI_##NAME] = onyx__##tn##_vclip__ref,
 
 /* Entries the lists do not name stay NULL: Ceil and Floor on integers. */
 static const onyx__kernel_table ref_kernels = {REF_FLOAT_TYPES(ONYX__ROUNDING_ENTRIES)
-                                                     REF_ALL_TYPES(ONYX__COMMON_ENTRIES)};
+                                                   REF_ALL_TYPES(ONYX__COMMON_ENTRIES)};
 
 #endif
