@@ -159,12 +159,6 @@ static void test_rules(void **state) {
   onyx__pbw_free(&bytes);
 }
 
-static onyx_status infer_copy(onyx_op_context *ctx) {
-  onyx_tensor x;
-  onyx_op_input(ctx, 0, &x);
-  return onyx_op_set_output(ctx, 0, x.dtype, x.rank, x.dims);
-}
-
 static onyx_status compute_negate(onyx_op_context *ctx) {
   onyx_tensor x, out;
   onyx_op_input(ctx, 0, &x);
@@ -203,7 +197,7 @@ static void test_registered_op_no_heap(void **state) {
   d.name = "Neg";
   d.since_min = 1;
   d.min_inputs = d.max_inputs = d.min_outputs = d.max_outputs = 1;
-  d.infer = infer_copy;
+  d.infer = mb_infer_like_input0;
   d.compute = compute_negate;
   onyx_op_registry *reg = NULL;
   assert_int_equal(onyx_op_registry_create(&reg, &err), ONYX_OK);
