@@ -13,8 +13,7 @@
 
 uint64_t onyx__profile_now(const onyx_profile *p) { return p ? onyx__os_clock_ns() : 0; }
 
-void onyx__profile_begin(onyx_profile *p, uint64_t t0) {
-  (void)t0;
+void onyx__profile_begin(onyx_profile *p) {
   if (p == NULL) return;
   p->count = 0;
   p->duration_ns = 0;
@@ -49,9 +48,4 @@ void onyx__profile_end(onyx_profile *p, uint64_t t0, uint64_t t1) {
 
 void onyx_run_options_init(onyx_run_options *opts) {
   if (opts != NULL) memset(opts, 0, sizeof *opts);
-}
-
-onyx_status onyx_session_run(onyx_session *session, const onyx_tensor *inputs, size_t n_inputs,
-                             onyx_tensor *outputs, size_t n_outputs, onyx_error *err) {
-  return onyx_session_run_with(session, inputs, n_inputs, outputs, n_outputs, NULL, err);
 }

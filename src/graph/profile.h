@@ -9,8 +9,8 @@
 
 /* The clock the profile reads; 0 without a profile (no clock read). */
 uint64_t onyx__profile_now(const onyx_profile *p);
-/* Starts a run's record at time t0 (onyx__profile_now). */
-void onyx__profile_begin(onyx_profile *p, uint64_t t0);
+/* Starts a run's record: no nodes yet. */
+void onyx__profile_begin(onyx_profile *p);
 /* Records that the pass-th pass, which began at pass_start (ns since the
  * run began) and ended now, ran model node `node` of s, one of
  * pass_nodes, with its output of type dtype and shape rank/dims. */

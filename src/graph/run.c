@@ -507,7 +507,7 @@ onyx_status onyx_session_run_with(onyx_session *s, const onyx_tensor *inputs, si
                                   const onyx_run_options *opts, onyx_error *err) {
   onyx_profile *prof = opts != NULL ? opts->profile : NULL;
   uint64_t t0 = onyx__profile_now(prof);
-  onyx__profile_begin(prof, t0);
+  onyx__profile_begin(prof);
   if (s == NULL || (n_inputs > 0 && inputs == NULL) || (n_outputs > 0 && outputs == NULL))
     return onyx__fail(err, ONYX_INVALID_ARGUMENT,
                       "onyx_session_run: NULL session, inputs or outputs");
@@ -554,4 +554,9 @@ onyx_status onyx_session_run_with(onyx_session *s, const onyx_tensor *inputs, si
     onyx__run_ctx_free(c);
   onyx__profile_end(prof, t0, onyx__profile_now(prof));
   return st;
+}
+
+onyx_status onyx_session_run(onyx_session *session, const onyx_tensor *inputs, size_t n_inputs,
+                             onyx_tensor *outputs, size_t n_outputs, onyx_error *err) {
+  return onyx_session_run_with(session, inputs, n_inputs, outputs, n_outputs, NULL, err);
 }
