@@ -96,6 +96,7 @@ static void slow_task(void *ctx, size_t i, unsigned worker) {
   job *j = ctx;
   volatile unsigned x = 0;
   for (unsigned k = 0; k < 2000; k++) x += k;
+  (void)x; /* the loop is there to take time, not for x */
   atomic_fetch_add(&j->hits[i], 1);
   if (worker >= j->workers) atomic_store(&j->bad_worker, 1);
   if (worker < 8) atomic_fetch_add(&ran_on[worker], 1);
