@@ -241,22 +241,28 @@ static int parent(const char *self, size_t n) {
   return failed;
 }
 
-int main(int argc, char **argv) {
-  if (argc == 3 && strcmp(argv[1], "--child") == 0) return child(strtoull(argv[2], NULL, 10));
-  const size_t n = argc == 2 ? strtoull(argv[1], NULL, 10) : 100000;
-#if defined(__has_feature)
+/* A sanitizer build cannot run under valgrind: the test then skips. */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define ONYX_SANITIZED 1
+#elif defined(__has_feature)
 #if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
 #define ONYX_SANITIZED 1
 #endif
 #endif
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__) || defined(ONYX_SANITIZED)
-  printf("SKIP: valgrind cannot run a sanitizer build\n");
-  return 77;
-#else
+#ifndef ONYX_SANITIZED
+#define ONYX_SANITIZED 0
+#endif
+
+int main(int argc, char **argv) {
+  if (argc == 3 && strcmp(argv[1], "--child") == 0) return child(strtoull(argv[2], NULL, 10));
+  const size_t n = argc == 2 ? strtoull(argv[1], NULL, 10) : 100000;
+  if (ONYX_SANITIZED) {
+    printf("SKIP: valgrind cannot run a sanitizer build\n");
+    return 77;
+  }
   if (ONYX_VALGRIND[0] == '\0') {
     printf("SKIP: no valgrind for this build: none was found, or it is a cross build\n");
     return 77;
   }
   return parent(argv[0], n);
-#endif
 }
