@@ -4,12 +4,16 @@
 # then runs the program it made where it can.
 #
 #   cmake -DSOURCE_DIR=... -DBINARY_DIR=... -DSOURCES=a.c|b.c -DDEFINITIONS=...
-#         -DLIBRARY=libonyx.a -DCOMPILER=cc [-DTOOLCHAIN=file] [-DRUN=1] -P check.cmake
+#         -DLIBRARY=libonyx.a -DCOMPILER=cc [-DC_FLAGS=...] [-DTOOLCHAIN=file] [-DRUN=1]
+#         -P check.cmake
+# C_FLAGS are the parent build's CMAKE_C_FLAGS: a library built with
+# sanitizers or coverage links only into a program built the same way.
 cmake_minimum_required(VERSION 3.18)
 file(REMOVE_RECURSE "${BINARY_DIR}")
 set(args -S "${SOURCE_DIR}/tests/cli_api" -B "${BINARY_DIR}" "-DCMAKE_C_COMPILER=${COMPILER}"
   "-DONYX_CLI_SOURCES=${SOURCES}" "-DONYX_CLI_DEFINITIONS=${DEFINITIONS}"
-  "-DONYX_ROOT=${SOURCE_DIR}" "-DONYX_INCLUDE_DIR=${SOURCE_DIR}/include" "-DONYX_LIBRARY=${LIBRARY}")
+  "-DONYX_ROOT=${SOURCE_DIR}" "-DONYX_INCLUDE_DIR=${SOURCE_DIR}/include" "-DONYX_LIBRARY=${LIBRARY}"
+  "-DCMAKE_C_FLAGS=${C_FLAGS}")
 if(TOOLCHAIN)
   list(APPEND args "-DCMAKE_TOOLCHAIN_FILE=${TOOLCHAIN}")
 endif()
