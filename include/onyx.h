@@ -271,7 +271,10 @@ ONYX_API void onyx_free(void *ptr);
 /**
  * @brief A float16 value (its IEEE 754 binary16 bits) as a float.
  *
- * Exact, NaN payloads included.
+ * Exact, NaN payloads included. One exception is the calling convention's:
+ * 32-bit x86 returns a float on the x87 stack, which sets the quiet bit of
+ * a signalling NaN, so there a signalling NaN comes back quiet, its payload
+ * otherwise kept. Tensors never pass through these functions.
  * @param bits The float16 bits, as a float16 tensor stores them.
  * @return The value.
  */
@@ -288,7 +291,9 @@ ONYX_API float onyx_f16_to_float(uint16_t bits);
 ONYX_API uint16_t onyx_float_to_f16(float value);
 
 /**
- * @brief A bfloat16 value (the top 16 bits of a float) as a float. Exact.
+ * @brief A bfloat16 value (the top 16 bits of a float) as a float.
+ *
+ * Exact, but for a signalling NaN on 32-bit x86 (see onyx_f16_to_float()).
  * @param bits The bfloat16 bits.
  * @return The value.
  */

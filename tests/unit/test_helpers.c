@@ -17,14 +17,26 @@
 #include "onyx.h"
 #include "ops/op.h"
 
+/*
+ * What a float return value keeps of the float32 bits f. 32-bit x86
+ * returns floats on the x87 stack, whose load quiets a signalling NaN
+ * (onyx.h documents it); everywhere else every bit comes back.
+ */
+static uint32_t returned(uint32_t f) {
+#if defined(__i386__) || defined(_M_IX86)
+  if ((f & 0x7f800000u) == 0x7f800000u && (f & 0x007fffffu) != 0) return f | 0x00400000u;
+#endif
+  return f;
+}
+
 static void test_half_to_float(void **state) {
   (void)state;
   for (uint32_t b = 0; b <= 0xffffu; b++) {
     uint32_t pub = onyx__f32_bits(onyx_f16_to_float((uint16_t)b));
     uint32_t own = onyx__f32_bits(onyx__f16_to_f32((onyx__f16){(uint16_t)b}));
-    assert_int_equal(pub, own);
+    assert_int_equal(pub, returned(own));
     pub = onyx__f32_bits(onyx_bf16_to_float((uint16_t)b));
-    assert_int_equal(pub, (uint32_t)b << 16);
+    assert_int_equal(pub, returned((uint32_t)b << 16));
   }
 }
 
