@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
 // npm pack makes an installable package: the tarball installs into an
-// empty project offline (its one dependency, onnxruntime-common, comes
-// from npm's cache, which npm ci filled), and the installed package loads
-// its module and runs a model, imported by name and required.
+// empty project offline, and the installed package loads its module and
+// runs a model, imported by name and required. Its one dependency,
+// onnxruntime-common, is installed beside it from a tarball of the copy
+// npm ci put in node_modules: npm ci fetches tarballs only, so offline npm
+// has no registry metadata to resolve the dependency's range with.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -27,7 +29,10 @@ test('npm pack, npm install, import', { skip: noWasm }, () => {
     const app = path.join(dir, 'app');
     execFileSync('mkdir', [app]);
     writeFileSync(path.join(app, 'package.json'), '{"name": "app", "private": true}');
-    npm(['install', '--offline', '--no-audit', '--no-fund', path.join(dir, packed[0].filename)], app);
+    const common = JSON.parse(npm(['pack', '--json', '--ignore-scripts', '--pack-destination', dir,
+      path.join(jsDir, 'node_modules', 'onnxruntime-common')], jsDir));
+    npm(['install', '--offline', '--no-audit', '--no-fund', path.join(dir, packed[0].filename),
+      path.join(dir, common[0].filename)], app);
     assert.ok(readdirSync(path.join(app, 'node_modules')).includes('onyx-runtime'));
     writeFileSync(path.join(app, 'model.onnx'), oneNodeModel('Sign', ['x'], 1, [3]));
     const script = `
