@@ -6,13 +6,14 @@
  * 1.24 for Clip); the simple per-element reference they are tested
  * against lives in the tests (tests/kernels_ref.h).
  *
- * The integer kernels compute in the element's own type, with no branch
- * on an element (selections are conditional moves), and read and write
- * element-aligned buffers as arrays, four elements a step. The float
- * kernels still compute per class:
- *   native float (float, double)  on float and double themselves;
- *   half (float16, bfloat16)      on float32: convert exactly, apply the
- *                                 float32 function, round back.
+ * No kernel branches on an element, so a kernel's cost does not depend
+ * on its data (tests/check_kernel_cost.c counts it): selections are masks
+ * or conditional moves. The integer kernels compute in the element's own
+ * type; Ceil and Floor on every float type, Sign on float16, bfloat16 and
+ * double, and Clip on the halves work on the bit patterns; float's Sign
+ * and Clip and double's Clip compare in their own type, which compilers
+ * turn into branch-free selects. Element-aligned buffers are read and
+ * written as arrays, four elements a step.
  */
 #include <math.h>
 #include <stdint.h>
@@ -60,79 +61,34 @@ typedef uint64_t onyx__c_u64;
   X(UINT64, u64, uint64_t, u64, 0, UINT64_MAX)
 
 /*
- * Loading and storing, per class. Native floats compute in their own type.
- * Halves widen to float32 exactly and round back to nearest even. When the
- * float32 result is x itself, bit for bit, the half x is returned as it
- * was: that keeps a signalling NaN signalling through Sign and Clip, as
- * numpy's float16 loops do, where narrowing would set its quiet bit. Integers widen to 64 bits, in
- * which every value of the narrower types is exact, and narrow back: results are always in range,
- * because Sign gives -1, 0 or 1 and Clip gives x or one of the bounds.
+ * Loading, per class, for Clip's bounds and float's and double's own
+ * kernels: native floats are themselves, halves widen to float32 exactly.
  */
 #define ONYX__LOAD_NATIVE(c, v)          (v)
 #define ONYX__RESULT_NATIVE(T, x, xc, r) (r)
 #define ONYX__ISNAN_NATIVE(v)            isnan(v)
 #define ONYX__LOAD_F16(c, v)             onyx__f16_to_f32(v)
-#define ONYX__RESULT_F16(T, x, xc, r)    (onyx__same_f32(r, xc) ? (x) : onyx__f32_to_f16(r))
 #define ONYX__ISNAN_F16(v)               isnan(v)
 #define ONYX__LOAD_BF16(c, v)            onyx__bf16_to_f32(v)
-#define ONYX__RESULT_BF16(T, x, xc, r)   (onyx__same_f32(r, xc) ? (x) : onyx__f32_to_bf16(r))
 #define ONYX__ISNAN_BF16(v)              isnan(v)
 
-/* ---- Per-element semantics, once per class ---------------------------- */
-
 /*
- * Native floats (and, through float32, the halves). ceil and floor return
- * integral values, +-0 and +-inf unchanged and keep a NaN a NaN. Sign maps
- * both zeros to +0 and returns a NaN itself, bits included. Clip is numpy's
- * max-then-min in which a NaN operand wins and a tie returns the bound:
- * clip(-0, lo = +0) is +0, clip(+0, hi = -0) is -0, lo > hi gives hi.
+ * Native floats. Sign maps both zeros to +0 and returns a NaN itself, bits
+ * included. Clip is numpy's max-then-min in which a NaN operand wins and a
+ * tie returns the bound: clip(-0, lo = +0) is +0, clip(+0, hi = -0) is -0,
+ * lo > hi gives hi. The comparisons become branch-free selects.
  */
-#define ONYX__NATIVE_FLOAT_ELEMENTS(T, c, CEIL, FLOOR, QUIET)                     \
-  static inline T onyx__ceil_##c(T x) { return isnan(x) ? QUIET(x) : CEIL(x); }   \
-  static inline T onyx__floor_##c(T x) { return isnan(x) ? QUIET(x) : FLOOR(x); } \
-  static inline T onyx__sign_##c(T x) {                                           \
-    if (x > 0) return (T)1;                                                       \
-    if (x < 0) return (T)-1;                                                      \
-    if (x == 0) return (T)0;                                                      \
-    return x; /* NaN */                                                           \
-  }                                                                               \
-  static inline T onyx__clip_##c(T x, T lo, T hi) {                               \
-    T t = (x > lo || isnan(x)) ? x : lo;                                          \
-    return (t < hi || isnan(t)) ? t : hi;                                         \
+static inline float onyx__sign_f32(float x) {
+  const float s = (float)((x > 0) - (x < 0));
+  return isnan(x) ? x : s;
+}
+#define ONYX__NATIVE_CLIP(T, c)                     \
+  static inline T onyx__clip_##c(T x, T lo, T hi) { \
+    T t = (x > lo || isnan(x)) ? x : lo;            \
+    return (t < hi || isnan(t)) ? t : hi;           \
   }
-
-/*
- * numpy's ceil and floor give a signalling NaN back quiet (the rounding
- * instructions set the quiet bit), while an inlined ceilf may return it
- * unchanged; setting the bit by hand makes the result independent of how
- * the compiler expands ceilf.
- */
-static inline float onyx__quiet_f32(float x) {
-  return onyx__f32_from_bits(onyx__f32_bits(x) | 0x00400000u);
-}
-static inline double onyx__quiet_f64(double x) {
-  uint64_t u;
-  memcpy(&u, &x, sizeof u);
-  u |= UINT64_C(0x0008000000000000);
-  memcpy(&x, &u, sizeof x);
-  return x;
-}
-static inline int onyx__same_f32(float a, float b) {
-  return onyx__f32_bits(a) == onyx__f32_bits(b);
-}
-
-ONYX__NATIVE_FLOAT_ELEMENTS(float, f32, ceilf, floorf, onyx__quiet_f32)
-ONYX__NATIVE_FLOAT_ELEMENTS(double, f64, ceil, floor, onyx__quiet_f64)
-
-/*
- * numpy 1.24's float16 clip compares with >= and <=, so a tie between x
- * and a bound (+0 against -0) keeps x; its float32 and float64 clips
- * return the bound. min > max still gives max.
- */
-static inline float onyx__clip_f32_ties_x(float x, float lo, float hi) {
-  float t = (x >= lo || isnan(x)) ? x : lo;
-  return (t <= hi || isnan(t)) ? t : hi;
-}
+ONYX__NATIVE_CLIP(float, f32)
+ONYX__NATIVE_CLIP(double, f64)
 
 /* ---- Kernels, generated from the type lists ----------------------------- */
 
@@ -173,15 +129,11 @@ static inline float onyx__clip_f32_ties_x(float x, float lo, float hi) {
     }                                                                        \
   }
 
-#define ONYX__ROUNDING_KERNELS(NAME, tn, T, K, c, rule, nlo, nhi) \
-  ONYX__UNARY_KERNEL(tn, T, K, c, ceil)                           \
-  ONYX__UNARY_KERNEL(tn, T, K, c, floor)
-#define ONYX__COMMON_KERNELS(NAME, tn, T, K, c, rule, nlo, nhi) \
-  ONYX__UNARY_KERNEL(tn, T, K, c, sign)                         \
-  ONYX__CLIP_KERNEL(tn, T, K, c, rule)
-
-ONYX__SCALAR_FLOAT_TYPES(ONYX__ROUNDING_KERNELS)
-ONYX__SCALAR_FLOAT_TYPES(ONYX__COMMON_KERNELS)
+/* float's Sign and Clip and double's Clip; every other float kernel works
+ * on bit patterns, below. */
+ONYX__UNARY_KERNEL(f32, float, NATIVE, f32, sign)
+ONYX__CLIP_KERNEL(f32, float, NATIVE, f32, f32)
+ONYX__CLIP_KERNEL(f64, double, NATIVE, f64, f64)
 
 /* ---- The loop ------------------------------------------------------------- */
 
@@ -270,6 +222,212 @@ typedef struct onyx__iprep_u64 {
   }
 
 ONYX__SCALAR_INT_TYPES(ONYX__INT_KERNELS)
+
+/* ---- Ceil and Floor on bit patterns ---------------------------------------- */
+
+/*
+ * float16, bfloat16 and float round on the pattern u, with one table entry
+ * per (sign, exponent). m masks the fraction bits (every bit but the sign
+ * where |x| < 1, none from 2^M on) and f = u & m is the fraction: u ^ f
+ * truncates toward zero, and where f is not zero and the sign is the
+ * rounding direction's, adding the entry's increment rounds away from
+ * zero, by one unit of the lowest integer bit (m + 1, whose carry into the
+ * exponent is right) or to 1.0 where |x| < 1. A NaN's entry has m = its
+ * mantissa, the quiet bit as both increments, and k = m, which gives the
+ * pattern back with the quiet bit set, as numpy's ceil and floor do;
+ * infinity has no fraction and comes back as it was.
+ */
+#define ONYX__RND_E(idx, EMAX) ((idx) & (EMAX))
+#define ONYX__RND_M(U, MB, BIAS, EMAX, e)                      \
+  ((e) < (BIAS)           ? (U) ~((U)1 << (sizeof(U) * 8 - 1)) \
+   : (e) == (EMAX)        ? (U)(((U)1 << (MB)) - 1u)           \
+   : (e) >= (BIAS) + (MB) ? (U)0                               \
+                          : (U)((((U)1 << (MB)) - 1u) >> (((e) - (BIAS)) & 31)))
+#define ONYX__RND_INC(U, MB, BIAS, EMAX, ONE, e) \
+  ((e) < (BIAS)    ? (U)(ONE)                    \
+   : (e) == (EMAX) ? (U)((U)1 << ((MB)-1))       \
+                   : (U)(ONYX__RND_M(U, MB, BIAS, EMAX, e) + 1u))
+/* The increment where the sign is the direction's (or a NaN), else 0. */
+#define ONYX__RND_DIR(U, MB, BIAS, EMAX, ONE, idx, neg)                \
+  (((idx) > (EMAX)) == (neg) || ONYX__RND_E(idx, EMAX) == (EMAX)       \
+       ? ONYX__RND_INC(U, MB, BIAS, EMAX, ONE, ONYX__RND_E(idx, EMAX)) \
+       : (U)0)
+#define ONYX__RND_ENTRY(U, MB, BIAS, EMAX, ONE, idx)                                             \
+  {ONYX__RND_M(U, MB, BIAS, EMAX, ONYX__RND_E(idx, EMAX)),                                       \
+   ONYX__RND_DIR(U, MB, BIAS, EMAX, ONE, idx, 0), ONYX__RND_DIR(U, MB, BIAS, EMAX, ONE, idx, 1), \
+   ONYX__RND_E(idx, EMAX) == (EMAX) ? ONYX__RND_M(U, MB, BIAS, EMAX, EMAX) : (U)0},
+
+#define ONYX__R2(F, b) F(b) F((b) + 1)
+#define ONYX__R8(F, b) ONYX__R2(F, b) ONYX__R2(F, (b) + 2) ONYX__R2(F, (b) + 4) ONYX__R2(F, (b) + 6)
+#define ONYX__R32(F, b) \
+  ONYX__R8(F, b) ONYX__R8(F, (b) + 8) ONYX__R8(F, (b) + 16) ONYX__R8(F, (b) + 24)
+#define ONYX__R128(F, b) \
+  ONYX__R32(F, b) ONYX__R32(F, (b) + 32) ONYX__R32(F, (b) + 64) ONYX__R32(F, (b) + 96)
+#define ONYX__R512(F, b) \
+  ONYX__R128(F, b) ONYX__R128(F, (b) + 128) ONYX__R128(F, (b) + 256) ONYX__R128(F, (b) + 384)
+
+/* A format's fraction masks, Ceil's and Floor's increments, NaN payload masks. */
+typedef struct onyx__rnd_uint16_t {
+  uint16_t m, ceil, floor, k;
+} onyx__rnd_uint16_t;
+typedef struct onyx__rnd_uint32_t {
+  uint32_t m, ceil, floor, k;
+} onyx__rnd_uint32_t;
+
+#define ONYX__F16_ENTRY(i)  ONYX__RND_ENTRY(uint16_t, 10, 15, 31, 0x3c00u, i)
+#define ONYX__BF16_ENTRY(i) ONYX__RND_ENTRY(uint16_t, 7, 127, 255, 0x3f80u, i)
+#define ONYX__F32_ENTRY(i)  ONYX__RND_ENTRY(uint32_t, 23, 127, 255, 0x3f800000u, i)
+static const onyx__rnd_uint16_t onyx__rnd_f16[64] = {ONYX__R32(ONYX__F16_ENTRY, 0)
+                                                         ONYX__R32(ONYX__F16_ENTRY, 32)};
+static const onyx__rnd_uint16_t onyx__rnd_bf16[512] = {ONYX__R512(ONYX__BF16_ENTRY, 0)};
+static const onyx__rnd_uint32_t onyx__rnd_f32[512] = {ONYX__R512(ONYX__F32_ENTRY, 0)};
+
+/* X(short name, bit type, mantissa bits) */
+#define ONYX__RND_FORMATS(X) X(f16, uint16_t, 10) X(bf16, uint16_t, 7) X(f32, uint32_t, 23)
+
+#define ONYX__RND_KERNEL(tn, U, MB, op)                                      \
+  static inline U onyx__##op##_bits_##tn(U u, const void *q) {               \
+    const onyx__rnd_##U *e = &onyx__rnd_##tn[u >> (MB)];                     \
+    const U f = (U)(u & e->m);                                               \
+    (void)q;                                                                 \
+    return (U)((U)((U)(u ^ f) + (f != 0 ? e->op : 0u)) | (U)(f & e->k));     \
+  }                                                                          \
+  static void onyx__##tn##_v##op##__scalar(size_t n, const void *x, void *y, \
+                                           const onyx__kparams *params) {    \
+    (void)params;                                                            \
+    ONYX__LOOP(U, n, x, y, onyx__##op##_bits_##tn, NULL);                    \
+  }
+#define ONYX__RND_KERNELS(tn, U, MB) \
+  ONYX__RND_KERNEL(tn, U, MB, ceil) ONYX__RND_KERNEL(tn, U, MB, floor)
+ONYX__RND_FORMATS(ONYX__RND_KERNELS)
+
+/* ---- double Ceil and Floor on bit patterns --------------------------------- */
+
+/*
+ * The same rounding as above, with the fraction mask and increment
+ * computed rather than looked up (a table of 4,096 entries would be
+ * 128 KiB): e < 1023 is |x| < 1; a NaN keeps its pattern, quieted.
+ */
+#define ONYX__F64_SIGN  UINT64_C(0x8000000000000000)
+#define ONYX__F64_FRAC  UINT64_C(0x000fffffffffffff)
+#define ONYX__F64_INF   UINT64_C(0x7ff0000000000000)
+#define ONYX__F64_ONE   UINT64_C(0x3ff0000000000000)
+#define ONYX__F64_QUIET UINT64_C(0x0008000000000000)
+static inline uint64_t onyx__round_bits_f64(uint64_t u, uint64_t neg) {
+  const uint64_t e = (u >> 52) & 0x7ffu;
+  const uint64_t small = ONYX__MASK(uint64_t, e < 1023u);
+  /* From 2^52 on (infinity and NaN too) there is no fraction. */
+  const uint64_t whole = ONYX__MASK(uint64_t, e >= 1075u);
+  const uint64_t part = ONYX__F64_FRAC >> ((e - 1023u) & 63u);
+  const uint64_t m = (small & ~ONYX__F64_SIGN) | (~small & ~whole & part);
+  const uint64_t inc = (small & ONYX__F64_ONE) | (~small & (m + 1u));
+  const uint64_t f = u & m;
+  const uint64_t r = (u ^ f) + (inc & ONYX__MASK(uint64_t, (f != 0) & ((u >> 63) == neg)));
+  return r | (ONYX__F64_QUIET & ONYX__MASK(uint64_t, (u & ~ONYX__F64_SIGN) > ONYX__F64_INF));
+}
+static inline uint64_t onyx__ceil_bits_f64(uint64_t u, const void *q) {
+  (void)q;
+  return onyx__round_bits_f64(u, 0);
+}
+static inline uint64_t onyx__floor_bits_f64(uint64_t u, const void *q) {
+  (void)q;
+  return onyx__round_bits_f64(u, 1);
+}
+static void onyx__f64_vceil__scalar(size_t n, const void *x, void *y, const onyx__kparams *params) {
+  (void)params;
+  ONYX__LOOP(uint64_t, n, x, y, onyx__ceil_bits_f64, NULL);
+}
+static void onyx__f64_vfloor__scalar(size_t n, const void *x, void *y,
+                                     const onyx__kparams *params) {
+  (void)params;
+  ONYX__LOOP(uint64_t, n, x, y, onyx__floor_bits_f64, NULL);
+}
+
+/* ---- Sign on bit patterns --------------------------------------------------- */
+
+/*
+ * Sign of the pattern u: a NaN is itself, bits included; either zero is
+ * +0; anything else is 1 with u's sign.
+ *   X(short name, bit type, sign bit, infinity, one)
+ */
+#define ONYX__SIGN_FORMATS(X)                  \
+  X(f16, uint16_t, 0x8000u, 0x7c00u, 0x3c00u)  \
+  X(bf16, uint16_t, 0x8000u, 0x7f80u, 0x3f80u) \
+  X(f64, uint64_t, ONYX__F64_SIGN, ONYX__F64_INF, ONYX__F64_ONE)
+
+#define ONYX__SIGN_BITS_KERNEL(tn, U, S, INF, ONE)                           \
+  static inline U onyx__sign_bits_##tn(U u, const void *q) {                 \
+    const U a = (U)(u & (U) ~(U)(S));                                        \
+    const U nan = ONYX__MASK(U, a > (U)(INF)), zero = ONYX__MASK(U, a == 0); \
+    const U r = (U)((U)((u & (U)(S)) | (U)(ONE)) & (U)~zero);                \
+    (void)q;                                                                 \
+    return (U)((r & (U)~nan) | (u & nan));                                   \
+  }                                                                          \
+  static void onyx__##tn##_vsign__scalar(size_t n, const void *x, void *y,   \
+                                         const onyx__kparams *params) {      \
+    (void)params;                                                            \
+    ONYX__LOOP(U, n, x, y, onyx__sign_bits_##tn, NULL);                      \
+  }
+ONYX__SIGN_FORMATS(ONYX__SIGN_BITS_KERNEL)
+
+/* ---- Half Clip on bit patterns ---------------------------------------------- */
+
+/*
+ * Halves compare as integer keys: |x| with x's sign, so that -0 and +0
+ * are equal and consecutive halves differ by one. The float32 bounds need
+ * not be halves (hand-made parameters), so the preparation turns "x >= lo"
+ * (float16's ties-keep-x rule) or "x > lo" (bfloat16's, as float32's) into
+ * "key(x) >= klo" for the first half that passes, and likewise for hi.
+ * Where x fails the first step the second compares lo itself, once, in
+ * float32: lo_keeps. A chosen bound comes out rounded to nearest (lo_out,
+ * hi_out), as the reference rounds its float32 result; a kept x comes
+ * out as it was. A NaN x is kept; a NaN bound lets no x pass its side.
+ */
+typedef struct onyx__hclip {
+  int32_t klo, khi;
+  uint16_t lo_out, hi_out, lo_keeps;
+} onyx__hclip;
+
+static inline int32_t onyx__half_key(uint32_t u) {
+  const int32_t a = (int32_t)(u & 0x7fffu), neg = -(int32_t)((u >> 15) & 1u);
+  return (a ^ neg) - neg;
+}
+
+/*
+ * X(short name, storage type, infinity, ties keep x (1) or the bound (0)).
+ * Clip's rule: x passes lo where x >= lo (ties keep x) or x > lo, and
+ * passes hi likewise.
+ */
+#define ONYX__HCLIP_FORMATS(X) X(f16, onyx__f16, 0x7c00u, 1) X(bf16, onyx__bf16, 0x7f80u, 0)
+
+#define ONYX__HCLIP_KERNEL(tn, H, INF, TIES)                                              \
+  static void onyx__hclip_prep_##tn(float lo, float hi, onyx__hclip *q) {                 \
+    const H hl = onyx__f32_to_##tn(lo), hh = onyx__f32_to_##tn(hi);                       \
+    const float fl = onyx__##tn##_to_f32(hl), fh = onyx__##tn##_to_f32(hh);               \
+    q->lo_out = hl.bits, q->hi_out = hh.bits;                                             \
+    q->klo = onyx__half_key(hl.bits) + (TIES ? fl < lo : fl <= lo);                       \
+    q->khi = onyx__half_key(hh.bits) - (TIES ? fh > hi : fh >= hi);                       \
+    if (isnan(lo)) q->klo = INT32_MAX;                                                    \
+    if (isnan(hi)) q->khi = INT32_MIN;                                                    \
+    q->lo_keeps = (uint16_t)(isnan(lo) || (TIES ? lo <= hi : lo < hi));                   \
+  }                                                                                       \
+  static inline uint16_t onyx__clip_bits_##tn(uint16_t u, const onyx__hclip *q) {         \
+    const int32_t k = onyx__half_key(u);                                                  \
+    const uint16_t nan = ONYX__MASK(uint16_t, (u & 0x7fffu) > (INF));                     \
+    const uint16_t pass_lo = (uint16_t)(nan | ONYX__MASK(uint16_t, k >= q->klo));         \
+    const uint16_t pass_hi = (uint16_t)(nan | ONYX__MASK(uint16_t, k <= q->khi));         \
+    const uint16_t keep =                                                                 \
+        (uint16_t)((pass_lo & pass_hi) | (~pass_lo & ONYX__MASK(uint16_t, q->lo_keeps))); \
+    const uint16_t t = (uint16_t)((u & pass_lo) | (q->lo_out & ~pass_lo));                \
+    return (uint16_t)((t & keep) | (q->hi_out & ~keep));                                  \
+  }                                                                                       \
+  static void onyx__##tn##_vclip__scalar(size_t n, const void *x, void *y,                \
+                                         const onyx__kparams *params) {                   \
+    onyx__hclip q;                                                                        \
+    onyx__hclip_prep_##tn(params->f32.lo, params->f32.hi, &q);                            \
+    ONYX__LOOP(uint16_t, n, x, y, onyx__clip_bits_##tn, &q);                              \
+  }
+ONYX__HCLIP_FORMATS(ONYX__HCLIP_KERNEL)
 
 /* The build configuration selects here (ONYX__KSEL, src/config/config.h):
  * a kernel a reduced build left out is NULL, and not linked. */
