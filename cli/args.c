@@ -51,6 +51,7 @@ static const char HELP_MAIN[] =
     "                   whether onyx runs it\n"
     "  bench MODEL [--shape NAME=DIMS]... [--runs N | --duration S]\n"
     "                   time runs of a model on random inputs\n"
+    "  selftest [--quick] check that every kernel is bit-exact on this machine\n"
     "  help [COMMAND]   show this help, or a command's help\n"
     "\n"
     "Options:\n"
@@ -227,6 +228,8 @@ int cli_put_help(FILE *out, const char *command) {
     text = HELP_INFO;
   } else if (strcmp(command, "bench") == 0) {
     text = HELP_BENCH;
+  } else if (strcmp(command, "selftest") == 0) {
+    text = CLI_HELP_SELFTEST;
   }
   if (text) fputs(text, out);
   return text != NULL;

@@ -259,4 +259,8 @@ int cli_profile_alloc(const onyx_model *model, onyx_profile *p);
  * (docs/cli.md) to path; CLI_OK, or CLI_ERROR after reporting. */
 int cli_profile_write(const char *path, const char *model, const onyx_profile *p);
 
+/* onyx selftest (cli/selftest.c): parses its own options from argv[2]. */
+int cli_selftest(int argc, char **argv);
+extern const char CLI_HELP_SELFTEST[];
+
 #endif /* ONYX_CLI_H */

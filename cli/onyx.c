@@ -14,6 +14,7 @@
  *   test.c    onyx test
  *   bench.c   onyx bench
  *   profile.c per-node profiles as Chrome-trace JSON (run --profile)
+ *   selftest.c onyx selftest (its own options: it makes no session)
  *   npy.c     numpy's .npy files
  *   sys_*.c   the operating system's calls, per platform (sys.h)
  *
@@ -99,6 +100,7 @@ static int run_command(int argc, char **argv) {
   int rc = run_help_or_version(argc, argv);
   if (rc >= 0) return rc;
   const char *command = argv[1];
+  if (strcmp(command, "selftest") == 0) return finish_stdout(cli_selftest(argc, argv));
   size_t c = 0, n = sizeof COMMANDS / sizeof COMMANDS[0];
   while (c < n && strcmp(command, COMMANDS[c].name) != 0) c++;
   if (c == n) {

@@ -894,6 +894,69 @@ ONYX_API onyx_status onyx_sign(onyx_dtype dtype, size_t n, const void *x, void *
 ONYX_API onyx_status onyx_clip(onyx_dtype dtype, size_t n, const void *x, void *y, const void *lo,
                                const void *hi, onyx_error *err);
 
+/* ---- Self-test ------------------------------------------------------------ */
+
+/**
+ * @brief One result of onyx_selftest(): an (op, type, Clip bounds) case run
+ * through the kernel of one ISA level.
+ */
+typedef struct onyx_selftest_case {
+  const char *op;       /**< "Ceil", "Floor", "Clip" or "Sign". Static. */
+  onyx_dtype dtype;     /**< The element type. */
+  const char *bounds;   /**< Clip's bounds, e.g. "lo=-0 hi=+inf" ("none": absent);
+                             "" for the other ops. Valid during the callback. */
+  const char *patterns; /**< The inputs: "all" (every bit pattern of the type)
+                             or "subset" (float32's documented subset). Static. */
+  uint64_t count;       /**< The number of input patterns. */
+  onyx_isa isa;         /**< The level of the kernel that ran. */
+  char digest[65];      /**< SHA-256 of the outputs as little-endian bytes, in hex. */
+  const char *expected; /**< numpy's digest for the case, in hex. Static. */
+  int pass;             /**< Non-zero when digest equals expected. */
+} onyx_selftest_case;
+
+/** @brief For onyx_selftest_options::flags: float32 on its documented
+ * subset of 327,680 patterns instead of all 2^32 (for slow machines and
+ * emulators). */
+#define ONYX_SELFTEST_QUICK 1u
+
+/**
+ * @brief Options of onyx_selftest(). Zero-initialised (or NULL) means: all
+ * patterns, every level the CPU has, as many threads as CPUs.
+ */
+typedef struct onyx_selftest_options {
+  unsigned flags;   /**< ONYX_SELFTEST_QUICK or 0. */
+  unsigned threads; /**< Threads to use; 0 for one per CPU. */
+} onyx_selftest_options;
+
+/**
+ * @brief Called by onyx_selftest() once per case and level, in a fixed
+ * order (the cases' order, then the levels best first), on the calling
+ * thread.
+ * @return 0 to go on, non-zero to stop the self-test.
+ */
+typedef int (*onyx_selftest_fn)(void *arg, const onyx_selftest_case *result);
+
+/**
+ * @brief Runs every bit pattern of int8, uint8, int16, uint16, float16 and
+ * bfloat16, and all 2^32 float32 patterns (or a subset), through Ceil,
+ * Floor, Sign and Clip (over a grid of bounds) where ONNX allows the type,
+ * with the kernel of every ISA level this CPU has, and compares the SHA-256
+ * of each output with the digest numpy computes for it. README.md says
+ * what the digests cover and how they are made.
+ * @param opts   Options, or NULL for the defaults.
+ * @param fn     Receives each result; may be NULL.
+ * @param arg    Passed to fn.
+ * @param failed If not NULL, receives the number of results that did not
+ *               pass.
+ * @param err    Receives the status and message on failure; may be NULL.
+ * @return ONYX_OK when the self-test ran (whether or not every case
+ *         passed: see *failed), also when fn stopped it;
+ *         ONYX_OUT_OF_MEMORY; ONYX_LIMIT if threads cannot be started;
+ *         ONYX_INVALID_ARGUMENT for unknown flags.
+ */
+ONYX_API onyx_status onyx_selftest(const onyx_selftest_options *opts, onyx_selftest_fn fn,
+                                   void *arg, size_t *failed, onyx_error *err);
+
 /* ---- Custom operators --------------------------------------------------- */
 
 /**
