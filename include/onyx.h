@@ -1123,9 +1123,10 @@ typedef onyx_status (*onyx_register_ops_fn)(onyx_op_registry *reg, onyx_error *e
  *             is searched on the library path).
  * @param err  Receives the status and message on failure; may be NULL.
  * @return ONYX_OK; ONYX_IO when the library cannot be loaded or lacks
- *         onyx_register_ops; the status of onyx_register_ops when it
- *         fails (its message prefixed with the path); ONYX_INVALID_ARGUMENT
- *         for NULL arguments; ONYX_OUT_OF_MEMORY.
+ *         onyx_register_ops, or when path (with a separator) names a
+ *         FIFO, a folder or a device (refused without opening it); the status of onyx_register_ops
+ * when it fails (its message prefixed with the path); ONYX_INVALID_ARGUMENT for NULL arguments;
+ * ONYX_OUT_OF_MEMORY.
  */
 ONYX_API onyx_status onyx_op_registry_load_library(onyx_op_registry *reg, const char *path,
                                                    onyx_error *err);

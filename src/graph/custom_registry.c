@@ -184,6 +184,21 @@ static onyx_status register_from(onyx_op_registry *reg, loaded_library *lib, ony
                     inner.message[0] != '\0' ? inner.message : onyx_status_description(st));
 }
 
+/* Refuses a path to something other than a regular file before the
+ * loader opens it: the loader would wait on a FIFO for a writer. A name
+ * without a separator is the loader's to search for on the library path;
+ * a path that cannot be looked at is left to the loader to report. */
+static onyx_status check_library_file(const char *path, onyx_error *err) {
+  bool has_sep = false;
+  for (const char *c = path; *c != '\0'; c++) has_sep |= onyx__os_is_sep(*c);
+  onyx__os_file_info info;
+  if (!has_sep || onyx__os_path_info(path, &info) != 0 || info.kind == ONYX__OS_REGULAR)
+    return ONYX_OK;
+  return onyx__fail(
+      err, ONYX_IO, "%s: cannot load the op library: %s", path,
+      info.kind == ONYX__OS_FOLDER ? "is a folder, not a file" : "is not a regular file");
+}
+
 onyx_status onyx_op_registry_load_library(onyx_op_registry *reg, const char *path,
                                           onyx_error *err) {
   if (reg == NULL || path == NULL)
@@ -195,8 +210,8 @@ onyx_status onyx_op_registry_load_library(onyx_op_registry *reg, const char *pat
     return onyx__fail(err, ONYX_OUT_OF_MEMORY, "out of memory");
   }
   char why[256];
-  onyx_status st = ONYX_OK;
-  if (onyx__os_library_open(path, &lib->handle, why, sizeof why) != 0)
+  onyx_status st = check_library_file(path, err);
+  if (st == ONYX_OK && onyx__os_library_open(path, &lib->handle, why, sizeof why) != 0)
     st = onyx__fail(err, ONYX_IO, "%s: cannot load the op library: %s", path, why);
   if (st == ONYX_OK) st = register_from(reg, lib, err);
   if (st != ONYX_OK) {

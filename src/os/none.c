@@ -71,6 +71,11 @@ int onyx__os_file_info_get(onyx__os_file f, onyx__os_file_info *info) {
   return ONYX__OS_E_UNSUPPORTED;
 }
 
+int onyx__os_path_info(const char *path, onyx__os_file_info *info) {
+  (void)path, (void)info;
+  return ONYX__OS_E_UNSUPPORTED;
+}
+
 int onyx__os_file_pread(onyx__os_file f, void *buf, size_t n, uint64_t offset, size_t *got) {
   (void)f, (void)buf, (void)n, (void)offset;
   *got = 0;

@@ -223,6 +223,11 @@ typedef struct onyx__os_file_info {
   int64_t mtime_s, mtime_ns;
 } onyx__os_file_info;
 int onyx__os_file_info_get(onyx__os_file f, onyx__os_file_info *info);
+/* The same for the file at path, following links, without opening it for
+ * reading: a FIFO or a device is looked at, never waited on. For a loader
+ * that opens paths itself (onyx__os_library_open), to refuse what is not
+ * a regular file first. */
+int onyx__os_path_info(const char *path, onyx__os_file_info *info);
 
 /* Reads n bytes at offset into buf, through short and interrupted reads;
  * *got is the count read, less than n only where the file ends. */

@@ -175,18 +175,30 @@ int onyx__os_file_open_inside(const char *dir, const char *rel, onyx__os_file *o
   return 0;
 }
 
+/* The fields of info from stat or fstat. */
+static void info_from_stat(const struct stat *st, onyx__os_file_info *info) {
+  info->kind = S_ISREG(st->st_mode)   ? ONYX__OS_REGULAR
+               : S_ISDIR(st->st_mode) ? ONYX__OS_FOLDER
+                                      : ONYX__OS_OTHER;
+  info->links = (uint64_t)st->st_nlink;
+  info->dev = (uint64_t)st->st_dev;
+  info->ino = (uint64_t)st->st_ino;
+  info->size = st->st_size < 0 ? 0 : (uint64_t)st->st_size;
+  info->mtime_s = (int64_t)st->st_mtim.tv_sec;
+  info->mtime_ns = (int64_t)st->st_mtim.tv_nsec;
+}
+
 int onyx__os_file_info_get(onyx__os_file f, onyx__os_file_info *info) {
   struct stat st;
   if (fstat(f.fd, &st) != 0) return errno;
-  info->kind = S_ISREG(st.st_mode)   ? ONYX__OS_REGULAR
-               : S_ISDIR(st.st_mode) ? ONYX__OS_FOLDER
-                                     : ONYX__OS_OTHER;
-  info->links = (uint64_t)st.st_nlink;
-  info->dev = (uint64_t)st.st_dev;
-  info->ino = (uint64_t)st.st_ino;
-  info->size = st.st_size < 0 ? 0 : (uint64_t)st.st_size;
-  info->mtime_s = (int64_t)st.st_mtim.tv_sec;
-  info->mtime_ns = (int64_t)st.st_mtim.tv_nsec;
+  info_from_stat(&st, info);
+  return 0;
+}
+
+int onyx__os_path_info(const char *path, onyx__os_file_info *info) {
+  struct stat st;
+  if (stat(path, &st) != 0) return errno;
+  info_from_stat(&st, info);
   return 0;
 }
 

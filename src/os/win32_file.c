@@ -157,6 +157,17 @@ int onyx__os_file_info_get(onyx__os_file f, onyx__os_file_info *info) {
   return 0;
 }
 
+int onyx__os_path_info(const char *path, onyx__os_file_info *info) {
+  /* No access asked: the handle only reads attributes; BACKUP_SEMANTICS
+   * lets it name a folder. */
+  onyx__os_file f;
+  int e = open_utf8(path, 0, SHARE_ALL, OPEN_EXISTING, FILE_FLAG_BACKUP_SEMANTICS, &f);
+  if (e != 0) return e;
+  e = onyx__os_file_info_get(f, info);
+  (void)onyx__os_file_close(f);
+  return e;
+}
+
 int onyx__os_file_pread(onyx__os_file f, void *buf, size_t n, uint64_t offset, size_t *got) {
   /* ReadFile with an OVERLAPPED offset reads at that offset on a
    * synchronous handle; it moves the file pointer, which nothing here

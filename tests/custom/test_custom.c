@@ -14,7 +14,10 @@
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "core/alloc.h"
 #include "model_builder.h"
@@ -604,6 +607,36 @@ static void test_library(void **state) {
   release(m);
 }
 
+/* A FIFO or a folder given as an op library is refused at once, with
+ * the path in the message: the loader would wait on a FIFO for a writer.
+ * The alarm ends the test (as a failure) if the load waits. */
+static void test_library_not_a_file(void **state) {
+  (void)state;
+  char dir[] = "/tmp/onyx_test_custom_XXXXXX";
+  assert_non_null(mkdtemp(dir));
+  char fifo[64];
+  snprintf(fifo, sizeof fifo, "%s/ops.so", dir);
+  assert_int_equal(mkfifo(fifo, 0600), 0);
+  onyx_op_registry *reg = NULL;
+  onyx_error err;
+  assert_int_equal(onyx_op_registry_create(&reg, NULL), ONYX_OK);
+  alarm(20);
+  onyx_status st = onyx_op_registry_load_library(reg, fifo, &err);
+  alarm(0);
+  assert_int_equal(st, ONYX_IO);
+  assert_non_null(strstr(err.message, fifo));
+  assert_non_null(strstr(err.message, "is not a regular file"));
+  alarm(20);
+  st = onyx_op_registry_load_library(reg, dir, &err);
+  alarm(0);
+  assert_int_equal(st, ONYX_IO);
+  assert_non_null(strstr(err.message, dir));
+  assert_non_null(strstr(err.message, "is a folder"));
+  onyx_op_registry_free(reg);
+  assert_int_equal(unlink(fifo), 0);
+  assert_int_equal(rmdir(dir), 0);
+}
+
 /* ---- Concurrent runs ---- */
 
 typedef struct runner {
@@ -806,6 +839,7 @@ int main(void) {
       cmocka_unit_test(test_lying_functions),
       cmocka_unit_test(test_node_checks),
       cmocka_unit_test(test_library),
+      cmocka_unit_test(test_library_not_a_file),
       cmocka_unit_test(test_allocation_failures),
       cmocka_unit_test(test_concurrent_runs),
       cmocka_unit_test(test_many_outputs),
