@@ -329,12 +329,14 @@ ONYX_API const char *onyx_op_builtin_name(size_t index);
  * The file is memory-mapped read-only while it is parsed and its structure
  * checked (wire format, ir_version, opset imports, tensor data, external
  * data), then unmapped. Tensor payloads of 64 KiB or more, in the model
- * file or in external data, are not read here: the first
- * onyx_session_run() of a session of this model reads them (pread, into
- * memory the model owns until onyx_model_free()), after checking that each
- * file is still the one loaded (device, inode, size, modification time).
- * A file truncated or replaced after load therefore makes that run fail
- * with ONYX_IO naming it; it never faults, and a session never computes
+ * file or in external data, are not read here but when a session first
+ * needs them (pread, into memory the model owns until onyx_model_free()):
+ * at its first onyx_session_run(), or at onyx_session_create() for a
+ * session with an arena or one whose registered operator has such a
+ * constant input. Each file is first checked to be still the one loaded
+ * (device, inode, size, modification time): a file truncated or replaced
+ * after load therefore makes that run or creation fail with ONYX_IO
+ * naming it; it never faults, and a session never computes
  * with weights other than those loaded. The model keeps the file open
  * while a payload in it is unread. Smaller payloads are copied here.
  * @param path The model file; external data files are found relative to its
@@ -1181,8 +1183,9 @@ ONYX_API size_t onyx_op_output_count(const onyx_op_context *ctx);
 /**
  * @brief Describes input i: type, rank and dims, and in compute its data
  * (read-only) and size in bytes. In infer, data is set only for a
- * constant input (an initializer or a Constant node's value; NULL for a
- * payload of 64 KiB or more not yet read). An omitted optional input has
+ * constant input (an initializer or a Constant node's value), always with
+ * its values: a payload of 64 KiB or more that a model file left unread
+ * is read before infer first runs. An omitted optional input has
  * dtype ONYX_DTYPE_UNDEFINED and data NULL.
  * @param ctx The context the function received.
  * @param i   From 0 to onyx_op_input_count() - 1.

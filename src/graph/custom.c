@@ -260,10 +260,24 @@ static onyx_status run_infer(onyx_op_context *ctx, onyx_error *err) {
   return ONYX_OK;
 }
 
+/* infer sees a constant input's data: a payload large enough to be read
+ * after load (a model file's) is read now. By size, which never changes,
+ * not by a NULL pointer, which another thread's read may be setting. */
+static onyx_status read_constant_inputs(const onyx_session *s, const onyx__custom_node *cn,
+                                        onyx_error *err) {
+  for (uint32_t i = 0; i < cn->n_in; i++) {
+    const onyx__tensor *t = cn->in[i] >= 0 ? s->values[cn->in[i]].desc.constant : NULL;
+    if (t != NULL && t->nbytes >= ONYX__DEFER_MIN)
+      return onyx__payloads_load(s->model->payloads, err);
+  }
+  return ONYX_OK;
+}
+
 onyx_status onyx__custom_prepare(onyx_session *s, onyx__custom_node *cn, onyx_tensor *views,
                                  onyx_error *err) {
   const onyx__node *node = &s->model->graph.nodes[cn->node];
   ONYX__TRY(check_node(s, cn, node, err));
+  ONYX__TRY(read_constant_inputs(s, cn, err));
   bool known = true;
   for (uint32_t i = 0; i < cn->n_in; i++)
     if (cn->in[i] >= 0 && !view_from_desc(&s->values[cn->in[i]].desc, &views[cn->in[i]]))

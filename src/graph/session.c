@@ -894,6 +894,10 @@ onyx_status onyx_session_create(const onyx_model *model, const onyx_session_opti
   if (model == NULL || out == NULL)
     return onyx__fail(err, ONYX_INVALID_ARGUMENT,
                       "onyx_session_create: model and out must not be NULL");
+  /* An arena session's run context, made here, keeps the constants'
+   * pointers, and its runs take no heap memory: the model's large
+   * payloads are read now, into the model's memory, not at a first run. */
+  if (opts != NULL && opts->arena != NULL) ONYX__TRY(onyx__model_load_payloads(model, err));
   onyx_session *s = NULL;
   ONYX__TRY(onyx__session_new(opts, &s, err));
   s->model = model;

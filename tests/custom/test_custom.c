@@ -21,6 +21,7 @@
 
 #include "core/alloc.h"
 #include "model_builder.h"
+#include "model_file.h"
 
 /* ---- Models ---- */
 
@@ -51,13 +52,30 @@ static void node(onyx__pbw *g, const char *domain, const char *op, const char *n
 /* The bytes of the model load() made last (one model at a time). */
 static onyx__pbw loaded_bytes;
 
-/* A model around graph importing ai.onnx 13 and com.example 1. */
-static onyx_model *load(onyx__pbw *graph) {
+/* The bytes of a model around graph importing ai.onnx 13 and com.example 1. */
+static onyx__pbw model_bytes(onyx__pbw *graph) {
   onyx__pbw m = {0}, os = {0};
   mb_str(&os, 1, "com.example");
   onyx__pbw_uint(&os, 2, 1);
   mb_msg(&m, 8, &os);
   mb_model(&m, 8, 13, graph);
+  return m;
+}
+
+/* The model of model_bytes(graph), loaded from a file. */
+static onyx_model *load_from_file(onyx__pbw *graph) {
+  onyx__pbw m = model_bytes(graph);
+  onyx_model *model = NULL;
+  onyx_error err;
+  if (mb_load_via_file(&m, &model, &err) != ONYX_OK)
+    fail_msg("the test's model does not load: %s", err.message);
+  onyx__pbw_free(&m);
+  return model;
+}
+
+/* A model around graph importing ai.onnx 13 and com.example 1. */
+static onyx_model *load(onyx__pbw *graph) {
+  onyx__pbw m = model_bytes(graph);
   onyx_model *model = NULL;
   onyx_error err;
   if (onyx_model_load_memory(m.buf, m.len, &model, &err) != ONYX_OK)
@@ -405,28 +423,59 @@ static onyx_status compute_add_const(onyx_op_context *ctx) {
   return ONYX_OK;
 }
 
-static void test_constant_input(void **state) {
-  (void)state;
+/* y = com.example:AddC(x, c) for x of 2 floats and a constant c of
+ * count floats (a scalar when count is 1), each c0, through infer: it
+ * must give y = x + c0. The model comes from a file when via_file. */
+static void check_add_const(const float *c, int64_t count, bool via_file, onyx_op_infer_fn infer) {
   onyx__pbw g = {0};
   const char *in[] = {"x", "c"}, *out[] = {"y"};
-  const float cv = 0.5f;
   const int64_t n = 2;
   node(&g, "com.example", "AddC", "addc", in, 2, out, 1, NULL);
-  mb_initializer(&g, "c", ONYX_DTYPE_FLOAT, 0, NULL, &cv, 4);
+  mb_initializer(&g, "c", ONYX_DTYPE_FLOAT, count > 1, &count, c, (size_t)count * 4);
   mb_value(&g, 11, "x", ONYX_DTYPE_FLOAT, 1, &n);
   mb_value(&g, 12, "y", ONYX_DTYPE_FLOAT, 1, &n);
-  onyx_model *m = load(&g);
+  onyx_model *m = via_file ? load_from_file(&g) : load(&g);
   onyx_custom_op d = relu_def("com.example", "AddC", NULL);
   d.min_inputs = d.max_inputs = 2;
   d.same_input_types = 1;
-  d.infer = infer_add_const;
+  d.infer = infer;
   d.compute = compute_add_const;
   onyx_op_registry *reg = registry_with(&d, 1);
   float x[2] = {1, 2}, y[2];
-  assert_int_equal(run(m, reg, 1, x, 2, y, NULL), ONYX_OK);
-  assert_true(y[0] == 1.5f && y[1] == 2.5f);
+  onyx_error err;
+  if (run(m, reg, 1, x, 2, y, &err) != ONYX_OK) fail_msg("%s", err.message);
+  assert_true(y[0] == 1 + c[0] && y[1] == 2 + c[0]);
   onyx_op_registry_free(reg);
-  release(m);
+  if (via_file)
+    onyx_model_free(m);
+  else
+    release(m);
+}
+
+static void test_constant_input(void **state) {
+  (void)state;
+  const float cv = 0.5f;
+  check_add_const(&cv, 1, false, infer_add_const);
+}
+
+/* As infer_add_const, for a constant c of W floats, all 0.5. */
+enum { W = 16384 }; /* 64 KiB: a model file's payload read after load */
+static onyx_status infer_add_large_const(onyx_op_context *ctx) {
+  onyx_tensor c;
+  onyx_op_input(ctx, 1, &c);
+  if (c.data == NULL || c.size != W * 4) return onyx_op_fail(ctx, ONYX_TENSOR_DATA, "no constant");
+  if (((const float *)c.data)[W - 1] != 0.5f)
+    return onyx_op_fail(ctx, ONYX_TENSOR_DATA, "the constant's values are wrong");
+  return infer_same(ctx);
+}
+
+/* In a model file, a constant of 64 KiB or more is read after load, yet
+ * infer at session creation sees its values. */
+static void test_large_constant_from_file(void **state) {
+  (void)state;
+  static float cv[W];
+  for (size_t i = 0; i < W; i++) cv[i] = 0.5f;
+  check_add_const(cv, W, true, infer_add_large_const);
 }
 
 static onyx_status compute_42(onyx_op_context *ctx) {
@@ -835,6 +884,7 @@ int main(void) {
       cmocka_unit_test(test_attribute),
       cmocka_unit_test(test_parallel_for),
       cmocka_unit_test(test_constant_input),
+      cmocka_unit_test(test_large_constant_from_file),
       cmocka_unit_test(test_override),
       cmocka_unit_test(test_lying_functions),
       cmocka_unit_test(test_node_checks),

@@ -22,6 +22,7 @@
 #include "graph/session.h"
 #include "model/pb.h"
 #include "model_builder.h"
+#include "model_file.h"
 #include "onyx.h"
 
 #define N 4096 /* elements: more than one scratch tile */
@@ -229,6 +230,52 @@ static void test_registered_op_no_heap(void **state) {
   onyx__pbw_free(&bytes);
 }
 
+/* y = Floor(w) for an initializer w of 64 KiB, in a model loaded from a
+ * file: such a payload is read after load, and an arena session's run
+ * context, made at creation, must see it read. A second session of the
+ * model, with its payload read, calls the heap neither at creation nor
+ * at a run. */
+#define M 16384 /* floats: 64 KiB, the size from which payloads wait */
+static void test_deferred_payload(void **state) {
+  (void)state;
+  static float w[M], out_data[M];
+  for (size_t i = 0; i < M; i++) w[i] = (float)i * 0.5f - 1000.25f;
+  onyx__pbw g = {0}, bytes = {0};
+  const int64_t dims[1] = {M};
+  mb_initializer(&g, "w", ONYX_DTYPE_FLOAT, 1, dims, w, sizeof w);
+  mb_node(&g, "Floor", "f", "w", NULL, NULL, "y", NULL);
+  mb_value(&g, 12, "y", ONYX_DTYPE_FLOAT, 1, dims);
+  mb_model(&bytes, 8, 13, &g);
+  onyx_model *m = NULL;
+  onyx_error err = {0};
+  if (mb_load_via_file(&bytes, &m, &err) != ONYX_OK) fail_msg("%s", err.message);
+  onyx__pbw_free(&bytes);
+  /* A size of the caller's choosing: onyx_session_arena_size() runs the
+   * model, which reads the payload. */
+  size_t size = 1 << 20;
+  void *mem = malloc(size);
+  assert_non_null(mem);
+  onyx_session_options o;
+  onyx_session_options_init(&o);
+  o.arena = mem;
+  o.arena_size = size;
+  onyx_tensor out = {.data = out_data, .size = sizeof out_data};
+  for (int session = 0; session < 2; session++) {
+    memset(out_data, 0xff, sizeof out_data);
+    unsigned long before = onyx__alloc_count();
+    onyx_session *s = NULL;
+    onyx_status st = onyx_session_create(m, &o, &s, &err);
+    for (int r = 0; r < 2 && st == ONYX_OK; r++) st = onyx_session_run(s, NULL, 0, &out, 1, &err);
+    onyx_session_free(s);
+    unsigned long heap = onyx__alloc_count() - before;
+    if (st != ONYX_OK) fail_msg("session %d: %s", session, err.message);
+    for (size_t i = 0; i < M; i++) assert_true(out_data[i] == floorf(w[i]));
+    if (session == 1) assert_int_equal(heap, 0);
+  }
+  free(mem);
+  onyx_model_free(m);
+}
+
 /* Every heap allocation of the size query failing in turn: each failure
  * is ONYX_OUT_OF_MEMORY, not a wrong size, and nothing leaks (the
  * sanitizer and valgrind builds check that). */
@@ -260,6 +307,7 @@ int main(void) {
       cmocka_unit_test(test_exact_chain),
       cmocka_unit_test(test_rules),
       cmocka_unit_test(test_registered_op_no_heap),
+      cmocka_unit_test(test_deferred_payload),
       cmocka_unit_test(test_size_query_out_of_memory),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
