@@ -7,6 +7,7 @@ installed onnx has it, else numpy), with their errors and threads."""
 
 import os
 import sys
+import tempfile
 import threading
 import unittest
 
@@ -152,6 +153,27 @@ class PythonOps(unittest.TestCase):
         onyx.unregister_op("Relu", domain="ai.onnx")
         with self.assertRaises(onyx.OnyxError):
             onyx.InferenceSession(mixed_model().SerializeToString())
+
+    def test_the_probe_sees_a_large_constant_of_a_model_file(self):
+        # A model file's initializer of 64 KiB or more is read after load;
+        # the shape probe at session creation still gets its values.
+        w = np.full(16384, 3, np.float32)
+        seen = []
+
+        def add_last(x, w):
+            seen.append(float(w[-1]))
+            return x + w[-1]
+        onyx.register_op("Twice", add_last, domain="com.example", inputs=2)
+        m = model([helper.make_node("Twice", ["x", "w"], ["y"], domain="com.example")],
+                  [numpy_helper.from_array(w, "w")], n=2, opsets=(("", 13), ("com.example", 1)))
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "m.onnx")
+            with open(path, "wb") as f:
+                f.write(m.SerializeToString())
+            s = onyx.InferenceSession(path)
+        self.assertEqual(seen, [3.0])
+        (y,) = s.run(None, {"x": np.array([1, 2], np.float32)})
+        self.assertTrue(same(y, np.array([4, 5], np.float32)))
 
     def test_threads(self):
         """Python ops run on the threads that call run, each taking the GIL."""
