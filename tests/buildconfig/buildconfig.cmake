@@ -1,0 +1,26 @@
+# SPDX-License-Identifier: MIT
+# Reduced builds (docs/build-config.md), label buildconfig: each test builds
+# one configuration's library in its own folder and checks it against the
+# generated conformance cases (check.cmake, check_config.c): what the
+# configuration keeps runs and matches, the rest is refused at session
+# creation with ONYX_UNSUPPORTED_OP or ONYX_TYPE, saying the build left it
+# out. The second argument is what the build must keep, written by hand.
+# Included from tests/CMakeLists.txt after conformance.cmake.
+set(ONYX_BUILDCONFIG_DIR ${CMAKE_CURRENT_SOURCE_DIR}/buildconfig)
+function(onyx_buildconfig_test name keep config)
+  add_test(NAME buildconfig.${name} COMMAND ${CMAKE_COMMAND} -DSOURCE_DIR=${PROJECT_SOURCE_DIR}
+    -DBINARY_DIR=${CMAKE_CURRENT_BINARY_DIR}/buildconfig/${name} "-DCONFIG=${config}"
+    "-DKEEP=${keep}" "-DCASES=${ONYX_GENERATED_DIR}/spec|${ONYX_GENERATED_DIR}/ops|${ONYX_GENERATED_DIR}/graphs"
+    -DCOMPILER=${CMAKE_C_COMPILER} "-DC_FLAGS=${CMAKE_C_FLAGS}"
+    -P ${ONYX_BUILDCONFIG_DIR}/check.cmake)
+  set_tests_properties(buildconfig.${name} PROPERTIES LABELS buildconfig TIMEOUT 900)
+endfunction()
+if(NOT CMAKE_CROSSCOMPILING AND ONYX_GENERATED_DIR)
+  # One op, one type: Ceil-13 on float32.
+  onyx_buildconfig_test(ceil_float "Ceil@13:float" ${ONYX_BUILDCONFIG_DIR}/ceil-float.config)
+  # The four element-wise ops, every version, float32 only.
+  onyx_buildconfig_test(four_float "Ceil,Floor,Sign,Clip:float"
+    ${ONYX_BUILDCONFIG_DIR}/four-float.config)
+  # The full build: everything runs.
+  onyx_buildconfig_test(full all "")
+endif()
