@@ -141,6 +141,7 @@ static const char HELP_TEST[] =
 
 static const char HELP_INFO[] =
     "Usage: onyx info [--json] [--threads N] [--isa LEVEL] MODEL\n"
+    "       onyx info --build-config MODEL...\n"
     "\n"
     "Loads MODEL and prints its IR version, opset imports and nodes (each\n"
     "with its attributes), then tries to create a session from it, so that\n"
@@ -150,6 +151,8 @@ static const char HELP_INFO[] =
     "\n"
     "Options:\n"
     "  --json      print one JSON object instead (fields in docs/cli.md)\n"
+    "  --build-config  write the build configuration the MODELs need\n"
+    "              (docs/build-config.md), for cmake -DONYX_BUILD_CONFIG=FILE\n"
     "  --ops LIB   load an op library's operators (repeatable): nodes they\n"
     "              serve say so, and count as runnable\n"
     "\n"
@@ -316,6 +319,8 @@ static int set_flag(const char *arg, unsigned allowed, cli_args *a) {
     a->strict = 1;
   else if ((allowed & CLI_OPT_JSON) && strcmp(arg, "--json") == 0)
     a->json = 1;
+  else if ((allowed & CLI_OPT_BUILD_CONFIG) && strcmp(arg, "--build-config") == 0)
+    a->build_config = 1;
   else
     return 0;
   return 1;

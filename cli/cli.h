@@ -47,9 +47,10 @@ enum {
   CLI_OPT_FILTER = 1 << 13, /* --include, --exclude */
   CLI_OPT_REPORT = 1 << 14, /* --junit */
   CLI_OPT_JOBS = 1 << 15,
-  CLI_OPT_JSON = 1 << 16,    /* test, info, bench: JSON on stdout */
-  CLI_OPT_OPS = 1 << 17,     /* --ops LIB: every command that makes a session */
-  CLI_OPT_PROFILE = 1 << 18, /* run: --profile FILE */
+  CLI_OPT_JSON = 1 << 16,         /* test, info, bench: JSON on stdout */
+  CLI_OPT_OPS = 1 << 17,          /* --ops LIB: every command that makes a session */
+  CLI_OPT_PROFILE = 1 << 18,      /* run: --profile FILE */
+  CLI_OPT_BUILD_CONFIG = 1 << 19, /* info: --build-config (buildcfg.c) */
 };
 
 /* The command line after parsing. Option strings point into argv. */
@@ -76,6 +77,7 @@ typedef struct cli_args {
   const char **includes, **excludes; /* regular expressions (regcomp, extended) */
   size_t n_includes, n_excludes;
   int json;            /* JSON on stdout (test: one record per case) */
+  int build_config;    /* info: write the models' build configuration */
   const char *junit;   /* JUnit XML report file */
   uint32_t jobs;       /* cases run at once; 0: not given */
   const char *profile; /* run: the Chrome-trace JSON file of --profile */
@@ -246,10 +248,11 @@ onyx_status cli_put_attributes(const onyx_model *model, size_t node, int json, o
  * command (ops.c). */
 int cli_load_ops(cli_args *a, onyx_op_registry **reg);
 
-int cli_run(cli_args *a);   /* onyx run (run.c) */
-int cli_info(cli_args *a);  /* onyx info (info.c) */
-int cli_test(cli_args *a);  /* onyx test (test.c) */
-int cli_bench(cli_args *a); /* onyx bench: times runs on random inputs (bench.c) */
+int cli_run(cli_args *a);          /* onyx run (run.c) */
+int cli_info(cli_args *a);         /* onyx info (info.c) */
+int cli_build_config(cli_args *a); /* onyx info --build-config (buildcfg.c) */
+int cli_test(cli_args *a);         /* onyx test (test.c) */
+int cli_bench(cli_args *a);        /* onyx bench: times runs on random inputs (bench.c) */
 
 /* ---- Profiles (profile.c) ---- */
 

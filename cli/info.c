@@ -307,6 +307,7 @@ static int open_info(const char *path, const onyx_session_options *opts, info_mo
 }
 
 int cli_info(cli_args *a) {
+  if (a->build_config) return cli_build_config(a);
   int rc = cli_one_model(a);
   if (rc != CLI_OK) return rc;
   info_model im;

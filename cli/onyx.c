@@ -11,6 +11,7 @@
  *   print.c   values printed as numpy prints them
  *   run.c     onyx run
  *   info.c    onyx info
+ *   buildcfg.c onyx info --build-config
  *   test.c    onyx test
  *   bench.c   onyx bench
  *   profile.c per-node profiles as Chrome-trace JSON (run --profile)
@@ -44,7 +45,7 @@ static const struct {
     {"test", cli_test,
      CLI_OPT_VERBOSE | CLI_OPT_STRICT | CLI_OPT_FILTER | CLI_OPT_REPORT | CLI_OPT_JOBS |
          CLI_OPT_PROGRESS | CLI_OPT_JSON},
-    {"info", cli_info, CLI_OPT_JSON},
+    {"info", cli_info, CLI_OPT_JSON | CLI_OPT_BUILD_CONFIG},
     {"bench", cli_bench,
      CLI_OPT_SHAPE | CLI_OPT_WARMUP | CLI_OPT_RUNS | CLI_OPT_DURATION | CLI_OPT_PER_NODE |
          CLI_OPT_PROGRESS | CLI_OPT_JSON},

@@ -8,7 +8,8 @@
 # Included from tests/CMakeLists.txt after conformance.cmake.
 set(ONYX_BUILDCONFIG_DIR ${CMAKE_CURRENT_SOURCE_DIR}/buildconfig)
 function(onyx_buildconfig_test name keep config)
-  add_test(NAME buildconfig.${name} COMMAND ${CMAKE_COMMAND} -DSOURCE_DIR=${PROJECT_SOURCE_DIR}
+  add_test(NAME buildconfig.${name} COMMAND ${CMAKE_COMMAND} ${ARGN}
+    -DSOURCE_DIR=${PROJECT_SOURCE_DIR}
     -DBINARY_DIR=${CMAKE_CURRENT_BINARY_DIR}/buildconfig/${name} "-DCONFIG=${config}"
     "-DKEEP=${keep}" "-DCASES=${ONYX_GENERATED_DIR}/spec|${ONYX_GENERATED_DIR}/ops|${ONYX_GENERATED_DIR}/graphs"
     -DCOMPILER=${CMAKE_C_COMPILER} "-DC_FLAGS=${CMAKE_C_FLAGS}"
@@ -23,4 +24,9 @@ if(NOT CMAKE_CROSSCOMPILING AND ONYX_GENERATED_DIR)
     ${ONYX_BUILDCONFIG_DIR}/four-float.config)
   # The full build: everything runs.
   onyx_buildconfig_test(full all "")
+  # What `onyx info --build-config` writes for four models of the suites:
+  # Ceil-6 and -13, Sign-13, Clip-13 and Constant-13 on float and double.
+  set(g ${ONYX_GENERATED_DIR})
+  onyx_buildconfig_test(from_models "Ceil@6,Sign@13,Clip@13,Constant@13-18:float,double" ""
+    -DONYX=$<TARGET_FILE:onyx> "-DMODELS=${g}/spec/test_ceil/model.onnx|${g}/spec/test_sign/model.onnx|${g}/graphs/chain_const_bounds/model.onnx|${g}/ops/ceil_v6_double/model.onnx")
 endif()

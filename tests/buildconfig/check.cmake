@@ -6,8 +6,22 @@
 #   cmake -DSOURCE_DIR=... -DBINARY_DIR=... [-DCONFIG=file.config] -DKEEP=...
 #         -DCASES=dir|dir -DCOMPILER=cc [-DC_FLAGS=...] -P check.cmake
 # CONFIG empty is the full build. KEEP is what check_config expects the
-# build to keep (check_config.c), written independently of CONFIG.
+# build to keep (check_config.c), written independently of CONFIG. With
+# -DONYX=onyx -DMODELS=a.onnx|b.onnx, CONFIG is what `onyx info
+# --build-config` writes for those models (BINARY_DIR/models.config).
 cmake_minimum_required(VERSION 3.18)
+if(MODELS)
+  string(REPLACE "|" ";" models "${MODELS}")
+  set(CONFIG "${BINARY_DIR}/models.config")
+  file(MAKE_DIRECTORY "${BINARY_DIR}")
+  execute_process(COMMAND "${ONYX}" info --build-config ${models} RESULT_VARIABLE rc
+    OUTPUT_FILE "${CONFIG}")
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "onyx info --build-config: exit status ${rc}")
+  endif()
+  file(READ "${CONFIG}" text)
+  message("onyx info --build-config wrote ${CONFIG}:\n${text}")
+endif()
 set(args -S "${SOURCE_DIR}/tests/buildconfig" -B "${BINARY_DIR}" "-DCMAKE_C_COMPILER=${COMPILER}"
   -DCMAKE_BUILD_TYPE=Release "-DCMAKE_C_FLAGS=${C_FLAGS}" "-DONYX_ROOT=${SOURCE_DIR}"
   "-DONYX_BUILD_CONFIG=${CONFIG}" -DONYX_WERROR=ON)

@@ -7,7 +7,7 @@
  * KEEP says, independently of the configuration file the library was built
  * from, what that build must keep: "all", or OPS:TYPES, where OPS is a
  * comma-separated list of ops, each optionally "@N" (kept at ai.onnx
- * opsets N and later only), and TYPES a comma-separated list of element
+ * opsets N and later only) or "@N-M" (opsets N to M), and TYPES a comma-separated list of element
  * types (onyx_dtype_name) or "*". Example: "Ceil@13:float".
  *
  * Each FOLDER holds case folders (model.onnx, test_data_set_N/input_K.pb,
@@ -42,7 +42,7 @@ static struct {
   int all;
   size_t n_ops;
   char op[MAX_KEEP][32];
-  long long from[MAX_KEEP];
+  long long from[MAX_KEEP], to[MAX_KEEP];
   int any_type;
   size_t n_types;
   char type[MAX_KEEP][16];
@@ -57,7 +57,9 @@ static int parse_keep(const char *s) {
   for (char *t = strtok(buf, ","); t; t = strtok(NULL, ",")) {
     if (keep.n_ops == MAX_KEEP) return 0;
     char *at = strchr(t, '@');
+    char *dash = at ? strchr(at, '-') : NULL;
     keep.from[keep.n_ops] = at ? atoll(at + 1) : 0;
+    keep.to[keep.n_ops] = dash ? atoll(dash + 1) : 1000000;
     if (at) *at = '\0';
     snprintf(keep.op[keep.n_ops++], sizeof keep.op[0], "%s", t);
   }
@@ -73,7 +75,7 @@ static int parse_keep(const char *s) {
 static int op_kept(const char *op, long long opset) {
   if (keep.all) return 1;
   for (size_t i = 0; i < keep.n_ops; i++)
-    if (strcmp(keep.op[i], op) == 0) return opset >= keep.from[i];
+    if (strcmp(keep.op[i], op) == 0) return opset >= keep.from[i] && opset <= keep.to[i];
   return 0;
 }
 
