@@ -6,6 +6,19 @@
 #include <stdio.h>
 #include <string.h>
 
+#ifdef ONYX_OMIT_MESSAGES
+onyx_status onyx__fail_status(onyx_error *err, onyx_status status) {
+  static const char text[] = "this build leaves messages out (ONYX_OMIT_MESSAGES)";
+  if (err != NULL) {
+    err->status = status;
+    memcpy(err->message, text, sizeof text);
+  }
+  return status;
+}
+#undef onyx__fail
+#undef onyx__error_prefix
+#endif
+
 onyx_status onyx__fail(onyx_error *err, onyx_status status, const char *fmt, ...) {
   if (err != NULL) {
     va_list ap;

@@ -27,6 +27,32 @@ onyx_status onyx__fail(onyx_error *err, onyx_status status, const char *fmt, ...
  */
 void onyx__error_prefix(onyx_error *err, const char *fmt, ...) ONYX__PRINTF(2, 3);
 
+/*
+ * A reduced build with ONYX_OMIT_MESSAGES (docs/build-config.md) keeps the
+ * statuses and leaves the message text out: the calls above become inline
+ * sinks that ignore the format and its arguments, so the compiler drops the
+ * strings and the code that passes them, and err->message is one fixed
+ * sentence saying so. (A sink function, not (void)sizeof, so that no
+ * argument trips -Wunused-value.)
+ */
+#ifdef ONYX_BUILD_CONFIG_REDUCED
+#include "onyx_build_config.h"
+#endif
+#ifdef ONYX_OMIT_MESSAGES
+onyx_status onyx__fail_status(onyx_error *err, onyx_status status);
+static inline ONYX__PRINTF(3, 4) onyx_status
+    onyx__fail_sink(onyx_error *err, onyx_status status, const char *fmt, ...) {
+  (void)fmt;
+  return onyx__fail_status(err, status);
+}
+static inline ONYX__PRINTF(2, 3) void onyx__error_prefix_sink(onyx_error *err, const char *fmt,
+                                                              ...) {
+  (void)err, (void)fmt;
+}
+#define onyx__fail(err, ...)         onyx__fail_sink((err), __VA_ARGS__)
+#define onyx__error_prefix(err, ...) onyx__error_prefix_sink((err), __VA_ARGS__)
+#endif
+
 #define ONYX__TRY(expr)                         \
   do {                                          \
     onyx_status onyx__st_ = (expr);             \

@@ -438,9 +438,9 @@ ONYX__HCLIP_FORMATS(ONYX__HCLIP_KERNEL)
   .k[ONYX__KOP_SIGN][ONYX__DI_##NAME] = ONYX__KSEL(SIGN, NAME, onyx__##tn##_vsign__scalar), \
   .k[ONYX__KOP_CLIP][ONYX__DI_##NAME] = ONYX__KSEL(CLIP, NAME, onyx__##tn##_vclip__scalar),
 
-#define ONYX__INT_ENTRIES(NAME, tn, T, c, tmin, tmax)               \
-  .k[ONYX__KOP_SIGN][ONYX__DI_##NAME] = onyx__##tn##_vsign__scalar, \
-  .k[ONYX__KOP_CLIP][ONYX__DI_##NAME] = onyx__##tn##_vclip__scalar,
+#define ONYX__INT_ENTRIES(NAME, tn, T, c, tmin, tmax)                                       \
+  .k[ONYX__KOP_SIGN][ONYX__DI_##NAME] = ONYX__KSEL(SIGN, NAME, onyx__##tn##_vsign__scalar), \
+  .k[ONYX__KOP_CLIP][ONYX__DI_##NAME] = ONYX__KSEL(CLIP, NAME, onyx__##tn##_vclip__scalar),
 
 /* Entries the lists do not name stay NULL: Ceil and Floor on integers. */
 const onyx__kernel_table onyx__kernels_scalar = {ONYX__SCALAR_FLOAT_TYPES(ONYX__ROUNDING_ENTRIES)
