@@ -7,6 +7,8 @@ packages=(build-essential cmake pkg-config clang libcmocka-dev python3 python3-n
   python3-onnx libonnx-testdata valgrind doxygen
   libclang-rt-14-dev libsimde-dev clang-format
   libxml2-utils)
+# Packaging: pip install and python3 -m build offline (ecosystem.pip), mypy.
+packages+=(python3-venv python3-pip python3-setuptools python3-wheel python3-build mypy)
 # XNNPACK for bench/ (about 1.3 MB with pthreadpool and cpuinfo), so that the
 # bench.smoke test covers its path.
 packages+=(libxnnpack-dev libpthreadpool-dev libcpuinfo-dev)

@@ -138,6 +138,18 @@ else()
   message(WARNING "onyx tests: no /usr/bin/python3, so the Python tests are not registered")
 endif()
 
+# ---- pip ---------------------------------------------------------------------
+# `pip install` of a copy of the tree into a venv, offline, and `python3 -m
+# build` (cmake/checks/pip.cmake); each builds libonyx into the package.
+if(ONYX_PYTHON AND NOT CMAKE_CROSSCOMPILING)
+  add_test(NAME ecosystem.pip
+    COMMAND ${CMAKE_COMMAND} -DSOURCE_DIR=${PROJECT_SOURCE_DIR} -DWORK_DIR=${ONYX_ECO_DIR}/pip
+      -DPYTHON=${ONYX_PYTHON} -DVERSION=${PROJECT_VERSION} -DVERSION_MAJOR=${PROJECT_VERSION_MAJOR}
+      -P ${ONYX_CHECKS}/pip.cmake)
+  set_tests_properties(ecosystem.pip PROPERTIES LABELS "ecosystem;python" TIMEOUT 900
+    SKIP_REGULAR_EXPRESSION "^SKIP: ")
+endif()
+
 # ---- Documentation ------------------------------------------------------------
 add_test(NAME docs.man
   COMMAND ${CMAKE_COMMAND} -DONYX=$<TARGET_FILE:onyx> -DMAN=${PROJECT_SOURCE_DIR}/man/onyx.1

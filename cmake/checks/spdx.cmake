@@ -14,7 +14,8 @@ foreach(dir src include cli tests fuzz bench python js scripts cmake baremetal e
   list(APPEND globs "${ROOT}/${dir}/CMakeLists.txt")
 endforeach()
 file(GLOB_RECURSE files ${globs})
-list(APPEND files "${ROOT}/CMakeLists.txt" "${ROOT}/.ci/run")
+list(APPEND files "${ROOT}/CMakeLists.txt" "${ROOT}/.ci/run" "${ROOT}/setup.py" "${ROOT}/pyproject.toml"
+  "${ROOT}/MANIFEST.in")
 list(FILTER files EXCLUDE REGEX "/node_modules/|/fuzz/corpus/|/tests/regress/|/build[^/]*/")
 set(bad "")
 set(checked 0)
