@@ -47,7 +47,7 @@ from ._options import (ExecutionMode, ExecutionOrder, GraphOptimizationLevel, Ru
                        SessionOptions, set_default_logger_severity, set_default_logger_verbosity)
 from ._session import PROVIDERS as _PROVIDERS, InferenceSession, ModelMetadata, NodeArg
 
-__version__ = _text(_lib.onyx_version())
+__version__: str = _text(_lib.onyx_version())
 
 # One exception class per onyx status, named Onyx<Name>Error
 # (OnyxInvalidArgumentError, ..., OnyxInternalError).
@@ -56,39 +56,39 @@ for _cls in STATUS_ERRORS.values():
 del _cls
 
 
-def get_available_providers():
+def get_available_providers() -> list[str]:
     """The execution providers onyx has: the CPU."""
     return list(_PROVIDERS)
 
 
-def get_all_providers():
+def get_all_providers() -> list[str]:
     return list(_PROVIDERS)
 
 
-def get_version_string():
+def get_version_string() -> str:
     return __version__
 
 
-def get_build_info():
+def get_build_info() -> str:
     """What was loaded: onyx's version, the library's path, the kernels'
     instruction set level and the newest opset."""
     return "onyx %s, library %s, kernels up to %s, ai.onnx opsets up to %d" % (
         __version__, library_path, isa_detected(), max_opset())
 
 
-def get_device():
+def get_device() -> str:
     """The device onyx runs on."""
     return "CPU"
 
 
-def max_opset():
+def max_opset() -> int:
     """The newest ai.onnx opset onyx supports."""
     return int(_lib.onyx_max_opset())
 
 
-def isa_detected():
+def isa_detected() -> str:
     """The instruction set level onyx's kernels use with no cap ('avx2', ...)."""
-    return _text(_lib.onyx_isa_name(_lib.onyx_isa_detected()))
+    return _text(_lib.onyx_isa_name(_lib.onyx_isa_detected())) or ""
 
 
 __all__ = [

@@ -14,19 +14,23 @@ Lookup order for the library (the first that exists is loaded):
 4. the system's libraries, through ctypes.util.find_library("onyx").
 """
 
+from __future__ import annotations
+
 import ctypes
 import ctypes.util
 import glob
 import os
+from typing import Any, Iterator, Optional, overload
 
 import numpy as np
+import numpy.typing as npt
 
 MAX_RANK = 16  # ONYX_MAX_RANK
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 
 
-def _candidates():
+def _candidates() -> Iterator[tuple[str, str]]:
     """The places the library may be, in lookup order, as (how, path); the
     system is asked last, and only if nothing before it loads."""
     for p in sorted(glob.glob(os.path.join(_HERE, "libonyx.so*"))):
@@ -39,7 +43,7 @@ def _candidates():
         yield "the system", system
 
 
-def _load():
+def _load() -> tuple[ctypes.CDLL, str]:
     env = os.environ.get("ONYX_LIBRARY")
     if env:
         try:
@@ -163,7 +167,15 @@ for _name, (_restype, _argtypes) in _OPTIONAL_SIGNATURES.items():
 HAS_METADATA = hasattr(lib, "onyx_model_metadata")
 
 
-def text(b):
+@overload
+def text(b: bytes) -> str: ...
+@overload
+def text(b: None) -> None: ...
+@overload
+def text(b: Optional[bytes]) -> Optional[str]: ...
+
+
+def text(b: Optional[bytes]) -> Optional[str]:
     """A C string from the library as str (None stays None)."""
     return None if b is None else b.decode("utf-8", "replace")
 
@@ -174,20 +186,20 @@ def text(b):
 # numpy type: its elements travel as uint16 bit patterns.
 DTYPE_UNDEFINED = 0
 DTYPE_BFLOAT16 = 16
-NUMPY_OF_DTYPE = {
+NUMPY_OF_DTYPE: dict[int, np.dtype[Any]] = {
     1: np.dtype(np.float32), 2: np.dtype(np.uint8), 3: np.dtype(np.int8),
     4: np.dtype(np.uint16), 5: np.dtype(np.int16), 6: np.dtype(np.int32),
     7: np.dtype(np.int64), 10: np.dtype(np.float16), 11: np.dtype(np.float64),
     12: np.dtype(np.uint32), 13: np.dtype(np.uint64), DTYPE_BFLOAT16: np.dtype(np.uint16),
 }
-DTYPE_OF_NUMPY = {v: k for k, v in NUMPY_OF_DTYPE.items() if k != DTYPE_BFLOAT16}
+DTYPE_OF_NUMPY: dict[np.dtype[Any], int] = {v: k for k, v in NUMPY_OF_DTYPE.items() if k != DTYPE_BFLOAT16}
 
 
-def dtype_name(dtype):
-    return text(lib.onyx_dtype_name(dtype))
+def dtype_name(dtype: int) -> str:
+    return text(lib.onyx_dtype_name(dtype)) or ""
 
 
-def onyx_dtype_of(np_dtype, bfloat16=False):
+def onyx_dtype_of(np_dtype: npt.DTypeLike, bfloat16: bool = False) -> Optional[int]:
     """The onyx type for a numpy type (native byte order), or None. With
     bfloat16, uint16 stands for bfloat16 bit patterns."""
     d = np.dtype(np_dtype).newbyteorder("=")
@@ -204,10 +216,10 @@ class OnyxError(RuntimeError):
     message. Each status has its own subclass (OnyxTypeError, ...), listed in
     ``onyx.STATUS_ERRORS``."""
 
-    status = None
-    status_name = None
+    status: Optional[int] = None
+    status_name: Optional[str] = None
 
-    def __init__(self, message, status=None):
+    def __init__(self, message: str, status: Optional[int] = None) -> None:
         if status is not None:
             self.status = status
             self.status_name = text(lib.onyx_status_name(status))
@@ -222,7 +234,7 @@ class OnyxError(RuntimeError):
 ORT_ERROR_NAMES = ("Fail", "InvalidArgument", "NoSuchFile", "NoModel", "EngineError",
                    "RuntimeException", "InvalidProtobuf", "ModelLoaded", "NotImplemented",
                    "InvalidGraph", "EPFail")
-ORT_ERRORS = {
+ORT_ERRORS: dict[str, type[OnyxError]] = {
     name: type(name, (OnyxError,), {
         "__module__": "onyx.capi.onnxruntime_pybind11_state",
         "__doc__": "ONNX Runtime's %s, raised by onyx for the statuses that map to it "
@@ -234,7 +246,7 @@ ORT_ERRORS = {
 # ONYX_STATUS_MAP: name and value (a test checks them against the library
 # and the header), and the ONNX Runtime class the status's class derives
 # from: what ONNX Runtime raises for the same fault.
-STATUSES = [
+STATUSES: list[tuple[str, int, Optional[str]]] = [
     ("OK", 0, None), ("INVALID_ARGUMENT", 1, "InvalidArgument"), ("OUT_OF_MEMORY", 2, "Fail"),
     ("IO", 3, "NoSuchFile"), ("PARSE", 4, "InvalidProtobuf"), ("IR_VERSION", 5, "Fail"),
     ("OPSET", 6, "Fail"), ("UNSUPPORTED_OP", 7, "NotImplemented"), ("ARITY", 8, "InvalidGraph"),
@@ -247,7 +259,7 @@ STATUSES = [
 ]
 
 
-def _class_name(status_name):
+def _class_name(status_name: str) -> str:
     """INVALID_ARGUMENT -> OnyxInvalidArgumentError."""
     return "Onyx" + "".join(w.capitalize() for w in status_name.split("_")) + "Error"
 
@@ -255,11 +267,11 @@ def _class_name(status_name):
 # status number -> exception class, one per error status.
 # ONNX Runtime's Python layer raises ValueError for a missing input, before
 # its library sees the run; code written for it catches that.
-_PYTHON_BASES = {"INPUT_MISSING": (ValueError,)}
+_PYTHON_BASES: dict[str, tuple[type, ...]] = {"INPUT_MISSING": (ValueError,)}
 
-STATUS_ERRORS = {}
+STATUS_ERRORS: dict[int, type[OnyxError]] = {}
 for _name, _value, _ort in STATUSES:
-    if _value == 0:
+    if _ort is None:
         continue
     _cls = type(_class_name(_name), (ORT_ERRORS[_ort],) + _PYTHON_BASES.get(_name, ()), {
         "status": _value,
@@ -274,20 +286,20 @@ for _name, _value, _ort in STATUSES:
 _STATUS_VALUE = {name: value for name, value, _ in STATUSES}
 
 
-def status_value(name):
+def status_value(name: str) -> int:
     """The number of a status by its name without ONYX_ ("TYPE" -> 13)."""
     return _STATUS_VALUE[name]
 
 
-def error(status, message):
+def error(status: Optional[int], message: str) -> OnyxError:
     """The exception for a status and message."""
-    cls = STATUS_ERRORS.get(status)
+    cls = None if status is None else STATUS_ERRORS.get(status)
     if cls is None:
         return OnyxError(message, status)
     return cls(message)
 
 
-def check(status, err):
+def check(status: int, err: Error) -> None:
     """Raises the exception for a failed call (status != 0)."""
     if status != 0:
         message = text(err.message) if err.message else text(lib.onyx_status_description(status))

@@ -19,10 +19,14 @@ onyx runs and each callback takes it again, so other Python threads run
 meanwhile and two sessions may call Python operators from two threads.
 """
 
+from __future__ import annotations
+
 import ctypes
 import threading
+from typing import Any, Callable, Iterable, Optional, Union
 
 import numpy as np
+import numpy.typing as npt
 
 from . import _capi
 from ._capi import lib
@@ -78,19 +82,19 @@ for _name, _restype, _argtypes in (
     _f.argtypes = _argtypes
 
 
-def _fail(ctx, status, message):
+def _fail(ctx: int, status: int, message: str) -> int:
     # The message is onyx_op_fail's format: a '%' in it stands for itself.
     lib.onyx_op_fail(ctx, status, message.replace("%", "%%").encode("utf-8", "replace"))
     return status
 
 
-def _dims(t):
+def _dims(t: _capi.Tensor) -> tuple[int, ...]:
     return tuple(int(t.dims[d]) for d in range(t.rank))
 
 
-def _attributes(ctx, names):
+def _attributes(ctx: int, names: Iterable[str]) -> dict[str, Any]:
     """The node's attributes among names, as Python values."""
-    out = {}
+    out: dict[str, Any] = {}
     for name in names:
         a = AttributeInfo()
         if not lib.onyx_op_attribute(ctx, name.encode(), ctypes.byref(a)):
@@ -111,7 +115,9 @@ def _attributes(ctx, names):
 class _PyOp:
     """One registered Python function, with the callbacks onyx calls."""
 
-    def __init__(self, name, fn, domain, since, until, inputs, outputs, override, attributes):
+    def __init__(self, name: str, fn: Callable[..., Any], domain: str, since: int, until: int,
+                 inputs: tuple[int, int], outputs: tuple[int, int], override: bool,
+                 attributes: Iterable[str]) -> None:
         self.name, self.fn, self.domain = name, fn, domain
         self.since, self.until, self.override = since, until, override
         self.inputs, self.outputs = inputs, outputs
@@ -120,7 +126,7 @@ class _PyOp:
         self.c_infer = _OpFn(self._infer)
         self.c_compute = _OpFn(self._compute)
 
-    def definition(self):
+    def definition(self) -> CustomOpC:
         d = CustomOpC()
         d.domain = self.domain.encode()
         d.name = self.name.encode()
@@ -131,11 +137,11 @@ class _PyOp:
         d.infer, d.compute = self.c_infer, self.c_compute
         return d
 
-    def _arrays(self, ctx, probe):
+    def _arrays(self, ctx: int, probe: bool) -> list[Optional[npt.NDArray[Any]]]:
         """The inputs as numpy arrays (None for an omitted one): views of
         onyx's buffers, or for a probe zeros of the shape (the values of a
         constant input; 1 for an unknown dimension)."""
-        arrays = []
+        arrays: list[Optional[npt.NDArray[Any]]] = []
         for i in range(lib.onyx_op_input_count(ctx)):
             t = _capi.Tensor()
             lib.onyx_op_input(ctx, i, ctypes.byref(t))
@@ -147,7 +153,7 @@ class _PyOp:
             known = all(d >= 0 for d in shape)
             if t.data and known and t.size == int(np.prod(shape, dtype=np.int64)) * dtype.itemsize:
                 buf = (ctypes.c_char * t.size).from_address(t.data)
-                a = np.frombuffer(buf, dtype=dtype).reshape(shape)
+                a = np.frombuffer(memoryview(buf), dtype=dtype).reshape(shape)
                 a = a.copy() if probe else a  # onyx's buffer lives only during the call
                 a.flags.writeable = probe  # onyx's own data (the caller's inputs, even)
             elif probe:
@@ -157,20 +163,19 @@ class _PyOp:
             arrays.append(a)
         return arrays
 
-    def _results(self, ctx, probe):
+    def _results(self, ctx: int, probe: bool) -> list[npt.NDArray[Any]]:
         arrays = self._arrays(ctx, probe)
         kwargs = _attributes(ctx, self.attributes) if self.attributes else {}
         with np.errstate(all="ignore"):
             res = self.fn(*arrays, **kwargs)
-        res = list(res) if isinstance(res, (tuple, list)) else [res]
-        res = [np.asarray(r) for r in res]
+        arrays_out = [np.asarray(r) for r in (res if isinstance(res, (tuple, list)) else [res])]
         n = lib.onyx_op_output_count(ctx)
-        if len(res) != n:
+        if len(arrays_out) != n:
             raise _OpError(_STATUS["ARITY"], "the function returned %d arrays; the node has %d "
-                           "outputs" % (len(res), n))
-        return res
+                           "outputs" % (len(arrays_out), n))
+        return arrays_out
 
-    def _infer(self, ctx):
+    def _infer(self, ctx: int) -> int:
         try:
             for k, r in enumerate(self._results(ctx, True)):
                 dtype = _capi.onyx_dtype_of(r.dtype)
@@ -180,12 +185,12 @@ class _PyOp:
                 dims = (ctypes.c_int64 * max(r.ndim, 1))(*r.shape)
                 st = lib.onyx_op_set_output(ctx, k, dtype, r.ndim, dims)
                 if st != _STATUS["OK"]:
-                    return st  # onyx recorded why
+                    return int(st)  # onyx recorded why
             return _STATUS["OK"]
         except BaseException as e:  # nothing may escape into C
             return _report(ctx, e)
 
-    def _compute(self, ctx):
+    def _compute(self, ctx: int) -> int:
         try:
             for k, r in enumerate(self._results(ctx, False)):
                 t = _capi.Tensor()
@@ -200,29 +205,33 @@ class _PyOp:
                                    % (k, r.dtype, r.shape, dtype, _dims(t)))
                 if t.size:
                     buf = (ctypes.c_char * t.size).from_address(t.data)
-                    np.copyto(np.frombuffer(buf, dtype=dtype).reshape(r.shape), r)
+                    np.copyto(np.frombuffer(memoryview(buf), dtype=dtype).reshape(r.shape), r)
             return _STATUS["OK"]
         except BaseException as e:
             return _report(ctx, e)
 
 
 class _OpError(Exception):
-    def __init__(self, status, message):
+    def __init__(self, status: int, message: str) -> None:
         super().__init__(message)
         self.status = status
 
 
-def _report(ctx, e):
+def _report(ctx: int, e: BaseException) -> int:
     if isinstance(e, _OpError):
         return _fail(ctx, e.status, str(e))
     return _fail(ctx, _STATUS["INVALID_ARGUMENT"], "%s: %s" % (type(e).__name__, e))
 
 
 _lock = threading.Lock()
-_ops = {}  # (domain, name) -> _PyOp
+_ops: dict[tuple[str, str], _PyOp] = {}
 
 
-def _arity(value, name):
+# A count of inputs or outputs, or a (min, max) pair of counts.
+Arity = Union[None, int, tuple[int, int]]
+
+
+def _arity(value: Arity, name: str) -> tuple[int, int]:
     if value is None:
         return (0, VARIADIC)
     if isinstance(value, int):
@@ -234,7 +243,7 @@ def _arity(value, name):
     return (lo, hi)
 
 
-def _domain(domain):
+def _domain(domain: str) -> str:
     """The registry's spelling of a domain: "ai.onnx" is "", as onnx and
     onyx's loader read it, so that both name one op and a second
     registration replaces the first."""
@@ -242,8 +251,9 @@ def _domain(domain):
     return "" if domain == "ai.onnx" else domain
 
 
-def register_op(name, fn, *, domain="", since=1, until=0, inputs=None, outputs=1,
-                override=False, attributes=()):
+def register_op(name: str, fn: Callable[..., Any], *, domain: str = "", since: int = 1,
+                until: int = 0, inputs: Arity = None, outputs: Arity = 1, override: bool = False,
+                attributes: Iterable[str] = ()) -> None:
     """Registers fn(*arrays, **attrs) as the op `name` of `domain` ("" is
     ai.onnx) for opset versions since .. until (0: no upper bound), for
     every InferenceSession created afterwards. inputs, outputs: a count or
@@ -264,7 +274,7 @@ def register_op(name, fn, *, domain="", since=1, until=0, inputs=None, outputs=1
         _ops[(op.domain, op.name)] = op
 
 
-def unregister_op(name, domain=""):
+def unregister_op(name: str, domain: str = "") -> None:
     """Removes a registered Python op; sessions created before keep it."""
     with _lock:
         _ops.pop((_domain(domain), str(name)), None)
@@ -274,7 +284,7 @@ class _Registry:
     """An onyx_op_registry holding Python ops and op libraries, freed after
     the sessions that use it (they hold a reference)."""
 
-    def __init__(self, ops, libraries):
+    def __init__(self, ops: Iterable[_PyOp], libraries: Iterable[bytes]) -> None:
         self.handle = ctypes.c_void_p()
         self.ops = list(ops)
         err = _capi.Error()
@@ -288,27 +298,27 @@ class _Registry:
             self._check(lib.onyx_op_registry_load_library(self.handle, path, ctypes.byref(err)),
                         err)
 
-    def _check(self, status, err):
+    def _check(self, status: int, err: _capi.Error) -> None:
         if status != _STATUS["OK"]:
             self.close()
             _capi.check(status, err)
 
-    def close(self):
+    def close(self) -> None:
         if self.handle:
             lib.onyx_op_registry_free(self.handle)
             self.handle = ctypes.c_void_p()
 
-    def __enter__(self):
+    def __enter__(self) -> _Registry:
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def __del__(self):
+    def __del__(self) -> None:
         self.close()
 
 
-def session_registry(libraries):
+def session_registry(libraries: Iterable[bytes]) -> Optional[_Registry]:
     """A registry of the registered Python ops and the given op libraries
     (paths as bytes), or None when there are none."""
     with _lock:

@@ -3,15 +3,25 @@
 onyx.floor, onyx.sign and onyx.clip call onyx_ceil, onyx_floor, onyx_sign
 and onyx_clip of the C library."""
 
+from __future__ import annotations
+
 import ctypes
+from typing import Any, Optional
 
 import numpy as np
+import numpy.typing as npt
 
 from . import _capi
 from ._capi import lib
 
 
-def _prepare(x, out, bfloat16):
+# What the kernels take and give: arrays of any element type (the C library
+# checks it).
+Array = npt.NDArray[Any]
+
+
+def _prepare(x: npt.ArrayLike, out: Optional[Array],
+             bfloat16: bool) -> tuple[Array, int, Array]:
     a = x if isinstance(x, np.ndarray) else np.asarray(x)
     if not a.dtype.isnative:
         a = a.astype(a.dtype.newbyteorder("="))
@@ -32,14 +42,14 @@ def _prepare(x, out, bfloat16):
     return a, dtype, out
 
 
-def _unary(fn, x, out, bfloat16):
+def _unary(fn: Any, x: npt.ArrayLike, out: Optional[Array], bfloat16: bool) -> Array:
     a, dtype, y = _prepare(x, out, bfloat16)
     err = _capi.Error()
     _capi.check(fn(dtype, a.size, a.ctypes.data, y.ctypes.data, ctypes.byref(err)), err)
     return y
 
 
-def ceil(x, *, out=None, bfloat16=False):
+def ceil(x: npt.ArrayLike, *, out: Optional[Array] = None, bfloat16: bool = False) -> Array:
     """Ceil of every element, as the ONNX operator (ceil(-0.5) is -0, NaN
     and infinities pass through). x: float16, float32 or float64 array, or
     with bfloat16=True a uint16 array of bfloat16 bit patterns. Returns a new
@@ -47,19 +57,19 @@ def ceil(x, *, out=None, bfloat16=False):
     return _unary(lib.onyx_ceil, x, out, bfloat16)
 
 
-def floor(x, *, out=None, bfloat16=False):
+def floor(x: npt.ArrayLike, *, out: Optional[Array] = None, bfloat16: bool = False) -> Array:
     """Floor of every element, as the ONNX operator. Types as ceil()."""
     return _unary(lib.onyx_floor, x, out, bfloat16)
 
 
-def sign(x, *, out=None, bfloat16=False):
+def sign(x: npt.ArrayLike, *, out: Optional[Array] = None, bfloat16: bool = False) -> Array:
     """Sign of every element (1, -1 or 0; NaN stays NaN; Sign(-0) is +0), as
     the ONNX operator. Any integer or float type; with bfloat16=True a uint16
     array holds bfloat16 bit patterns."""
     return _unary(lib.onyx_sign, x, out, bfloat16)
 
 
-def _bound(value, a, bfloat16, which):
+def _bound(value: Optional[npt.ArrayLike], a: Array, bfloat16: bool, which: str) -> Optional[Array]:
     """One element of x's type for a bound, in a ctypes buffer (None stays
     None). Integer bounds must be representable exactly."""
     if value is None:
@@ -85,13 +95,15 @@ def _bound(value, a, bfloat16, which):
         if iv < info.min or iv > info.max:
             raise _capi.error(1, "%s %r does not fit in %s" % (which, value, a.dtype))
         return np.array([iv], dtype=a.dtype)
-    b = np.asarray(value, dtype=a.dtype)
-    if b.size != 1:
+    bound = np.asarray(value, dtype=a.dtype)
+    if bound.size != 1:
         raise _capi.error(1, "%s must be one number" % which)
-    return np.ascontiguousarray(b.reshape((1,)))
+    return np.ascontiguousarray(bound.reshape((1,)))
 
 
-def clip(x, min=None, max=None, *, out=None, bfloat16=False):
+def clip(x: npt.ArrayLike, min: Optional[npt.ArrayLike] = None,
+         max: Optional[npt.ArrayLike] = None, *, out: Optional[Array] = None,
+         bfloat16: bool = False) -> Array:
     """min(max(x, min), max) for every element, as ONNX Clip-11 and later
     (and numpy's np.clip): None is no bound on that side; when min > max every
     element becomes max; NaN in x stays NaN; a NaN bound is no bound.

@@ -10,11 +10,18 @@ method onyx cannot carry out raises NotImplemented. An attribute ONNX
 Runtime does not have raises AttributeError, as it does there.
 """
 
+from __future__ import annotations
+
 import enum
 import os
 import warnings
+from typing import Any, Callable, Container, Optional
 
 from . import _capi
+
+# A field's check: raises for a value of the wrong kind, else returns None
+# (honoured) or the text of the warning that says why it is ignored.
+Check = Callable[[Any], Optional[str]]
 
 
 class GraphOptimizationLevel(enum.IntEnum):
@@ -43,33 +50,33 @@ class ExecutionOrder(enum.IntEnum):
     MEMORY_EFFICIENT = 2
 
 
-def _not_supported(error_name, what):
+def _not_supported(error_name: str, what: str) -> _capi.OnyxError:
     return _capi.ORT_ERRORS[error_name]("onyx: %s" % what)
 
 
 # ---- Checks of field values: each returns None (honoured) or the warning
 # ---- that says why the value is ignored; a value of the wrong kind raises.
 
-def _count(name):
-    def check(v):
+def _count(name: str) -> Check:
+    def check(v: Any) -> None:
         if isinstance(v, bool) or not isinstance(v, int) or v < 0 or v > 0xFFFFFFFF:
             raise _capi.error(_capi.status_value("INVALID_ARGUMENT"),
                               "%s must be an integer from 0 to 2^32-1, not %r" % (name, v))
     return check
 
 
-def _severity(v):
+def _severity(v: Any) -> None:
     if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v <= 4:
         raise _capi.error(_capi.status_value("INVALID_ARGUMENT"),
                           "a log severity level is 0 (verbose) to 4 (fatal), not %r" % (v,))
 
 
-def _any(v):
+def _any(v: Any) -> None:
     return None
 
 
-def _enum(kind, honoured, why):
-    def check(v):
+def _enum(kind: type[enum.IntEnum], honoured: Container[enum.IntEnum], why: str) -> Check:
+    def check(v: Any) -> Optional[str]:
         try:
             v = kind(v)
         except ValueError:
@@ -79,7 +86,7 @@ def _enum(kind, honoured, why):
     return check
 
 
-def _unless(honoured_values, why):
+def _unless(honoured_values: Container[Any], why: str) -> Check:
     return lambda v: None if v in honoured_values else why
 
 
@@ -87,14 +94,15 @@ class _Options:
     """Fields from _FIELDS: name -> (default, check). check(value) raises
     for a bad value, or returns the text of the warning to give."""
 
-    _FIELDS = {}
+    _FIELDS: dict[str, tuple[Any, Check]] = {}
+    _config: dict[str, str]
 
-    def __init__(self):
+    def __init__(self) -> None:
         for name, (default, _) in self._FIELDS.items():
             object.__setattr__(self, name, default)
         object.__setattr__(self, "_config", {})
 
-    def __setattr__(self, name, value):
+    def __setattr__(self, name: str, value: Any) -> None:
         field = self._FIELDS.get(name)
         if field is None:
             raise AttributeError("'%s' object has no attribute '%s'"
@@ -105,17 +113,17 @@ class _Options:
                           stacklevel=2)
         object.__setattr__(self, name, value)
 
-    def _add_config_entry(self, key, value):
+    def _add_config_entry(self, key: str, value: str) -> None:
         warnings.warn("onyx reads no configuration entries; %r is ignored" % (key,),
                       stacklevel=3)
         self._config[str(key)] = str(value)
 
-    def _get_config_entry(self, key):
+    def _get_config_entry(self, key: str) -> str:
         if key not in self._config:
             raise _capi.ORT_ERRORS["InvalidArgument"]("no configuration entry %r" % (key,))
         return self._config[key]
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return "%s(%s)" % (type(self).__name__, ", ".join(
             "%s=%r" % (n, getattr(self, n)) for n in self._FIELDS))
 
@@ -138,7 +146,27 @@ class SessionOptions(_Options):
     session made with the options (docs/custom-ops.md).
     """
 
-    _FIELDS = {
+    # The fields' types, for type checkers; _FIELDS has them at run time
+    # (tests/python/typed_api.py checks that both name the same fields).
+    intra_op_num_threads: int
+    inter_op_num_threads: int
+    graph_optimization_level: GraphOptimizationLevel
+    execution_mode: ExecutionMode
+    execution_order: ExecutionOrder
+    log_severity_level: int
+    log_verbosity_level: int
+    logid: str
+    use_deterministic_compute: bool
+    enable_profiling: bool
+    profile_file_prefix: str
+    optimized_model_filepath: str
+    enable_mem_pattern: bool
+    enable_mem_reuse: bool
+    enable_cpu_mem_arena: bool
+    # Set by register_custom_ops_library (and by the copy a session keeps).
+    _op_libraries: list[bytes]
+
+    _FIELDS: dict[str, tuple[Any, Check]] = {
         "intra_op_num_threads": (0, _count("intra_op_num_threads")),
         "inter_op_num_threads": (0, lambda v: _count("inter_op_num_threads")(v) or (
             None if v <= 1 else "onyx runs one node at a time")),
@@ -162,15 +190,15 @@ class SessionOptions(_Options):
         "enable_cpu_mem_arena": (True, _unless((True,), "onyx has no arena")),
     }
 
-    def add_session_config_entry(self, key, value):
+    def add_session_config_entry(self, key: str, value: str) -> None:
         """Stored (get_session_config_entry returns it) and warned about:
         onyx reads no configuration entries."""
         self._add_config_entry(key, value)
 
-    def get_session_config_entry(self, key):
+    def get_session_config_entry(self, key: str) -> str:
         return self._get_config_entry(key)
 
-    def register_custom_ops_library(self, library_path):
+    def register_custom_ops_library(self, library_path: str | os.PathLike[str]) -> None:
         """Loads the op library (a shared library exporting
         onyx_register_ops, docs/custom-ops.md) into every session created
         with these options; a library that cannot be loaded raises then."""
@@ -178,7 +206,7 @@ class SessionOptions(_Options):
         libraries.append(os.fsencode(library_path))
         object.__setattr__(self, "_op_libraries", libraries)
 
-    def _copy_with_threads(self, threads):
+    def _copy_with_threads(self, threads: int) -> SessionOptions:
         o = SessionOptions()
         for name in self._FIELDS:
             object.__setattr__(o, name, getattr(self, name))
@@ -188,8 +216,8 @@ class SessionOptions(_Options):
         return o
 
 
-def _raises_not_implemented(name, why):
-    def method(self, *args, **kwargs):
+def _raises_not_implemented(name: str, why: str) -> Callable[..., None]:
+    def method(self: SessionOptions, *args: Any, **kwargs: Any) -> None:
         raise _not_supported("NotImplemented", "SessionOptions.%s: %s" % (name, why))
     method.__name__ = name
     method.__doc__ = "Raises NotImplemented: %s." % why
@@ -219,7 +247,13 @@ class RunOptions(_Options):
     configuration entries are stored and warned about.
     """
 
-    _FIELDS = {
+    log_severity_level: int
+    log_verbosity_level: int
+    logid: str
+    terminate: bool
+    only_execute_path_to_fetches: bool
+
+    _FIELDS: dict[str, tuple[Any, Check]] = {
         "log_severity_level": (2, _severity),
         "log_verbosity_level": (0, _count("log_verbosity_level")),
         "logid": ("", _any),
@@ -227,13 +261,13 @@ class RunOptions(_Options):
         "only_execute_path_to_fetches": (False, _unless((False,), "onyx computes every output")),
     }
 
-    def add_run_config_entry(self, key, value):
+    def add_run_config_entry(self, key: str, value: str) -> None:
         self._add_config_entry(key, value)
 
-    def get_run_config_entry(self, key):
+    def get_run_config_entry(self, key: str) -> str:
         return self._get_config_entry(key)
 
-    def check_run(self):
+    def check_run(self) -> None:
         """Raises Fail when terminate is set."""
         if self.terminate:
             raise _not_supported("Fail", "the run was not started: RunOptions.terminate is set")
@@ -242,14 +276,14 @@ class RunOptions(_Options):
 _default_logger = {"severity": 2, "verbosity": 0}
 
 
-def set_default_logger_severity(level):
+def set_default_logger_severity(level: int) -> None:
     """Accepted as ONNX Runtime does (0 verbose .. 4 fatal); onyx never
     logs, so it changes nothing."""
     _severity(level)
     _default_logger["severity"] = level
 
 
-def set_default_logger_verbosity(level):
+def set_default_logger_verbosity(level: int) -> None:
     """Accepted (a count from 0); onyx never logs."""
     _count("verbosity")(level)
     _default_logger["verbosity"] = level

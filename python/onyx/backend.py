@@ -17,39 +17,44 @@ This is the only module of the package that imports ``onnx``; the rest of
 the package works without it.
 """
 
+from __future__ import annotations
+
 import os
 import unittest
+from typing import Any, Optional, Sequence
 
 import numpy as np
+import numpy.typing as npt
 import onnx
 from onnx import helper
 from onnx.backend.base import Backend, BackendRep, namedtupledict
 
 from . import _capi
-from ._session import InferenceSession, SessionOptions
+from ._options import SessionOptions
+from ._session import InferenceSession
 
 # onyx statuses that mean "onyx does not serve this model", as opposed to
 # "this model or call is wrong": an op, an element type, or an opset (a
 # version onyx does not know, or a domain such as ai.onnx.preview.training
 # without ai.onnx).
-_NOT_SERVED = tuple(_capi.STATUS_ERRORS[_capi.status_value(name)]
+_NOT_SERVED: tuple[type[_capi.OnyxError], ...] = tuple(_capi.STATUS_ERRORS[_capi.status_value(name)]
                     for name in ("UNSUPPORTED_OP", "TYPE", "OPSET"))
 
 # Keywords of prepare() besides SessionOptions' attributes.
 _SESSION_KEYWORDS = ("threads", "isa")
 
 
-class OnyxBackendRep(BackendRep):
+class OnyxBackendRep(BackendRep):  # type: ignore[misc]  # onnx has no type hints
     """A prepared model: ``run(inputs)`` with a list (in the order of the
     session's inputs), a dict (by name) or a single array, returns the
     outputs in model order as a tuple that can also be indexed by name."""
 
-    def __init__(self, session):
+    def __init__(self, session: InferenceSession) -> None:
         self.session = session
         self._input_names = [i.name for i in session.get_inputs()]
         self._outputs = namedtupledict("Outputs", [o.name for o in session.get_outputs()])
 
-    def run(self, inputs, **kwargs):
+    def run(self, inputs: Any, **kwargs: Any) -> tuple[Any, ...]:
         if kwargs:
             raise TypeError("run() takes no keyword arguments; got %s" % ", ".join(kwargs))
         if isinstance(inputs, dict):
@@ -64,19 +69,20 @@ class OnyxBackendRep(BackendRep):
                                       len(inputs), len(self._input_names),
                                       ", ".join("'%s'" % n for n in self._input_names)))
             feed = dict(zip(self._input_names, inputs))
-        return self._outputs(*self.session.run(None, feed))
+        outputs: tuple[Any, ...] = self._outputs(*self.session.run(None, feed))
+        return outputs
 
 
-class OnyxBackend(Backend):
+class OnyxBackend(Backend):  # type: ignore[misc]  # onnx has no type hints
     """The backend: ``prepare``, ``run_model``, ``run_node`` and
     ``supports_device`` (the CPU only)."""
 
     @classmethod
-    def supports_device(cls, device):
+    def supports_device(cls, device: str) -> bool:
         return str(device).upper().split(":")[0] == "CPU"
 
     @classmethod
-    def prepare(cls, model, device="CPU", **kwargs):
+    def prepare(cls, model: Any, device: str = "CPU", **kwargs: Any) -> OnyxBackendRep:
         """A session for model (a ModelProto, its serialized bytes or a
         path). kwargs set SessionOptions attributes
         (``intra_op_num_threads=2``), or InferenceSession's ``threads`` and
@@ -85,7 +91,7 @@ class OnyxBackend(Backend):
             raise _capi.error(_capi.status_value("INVALID_ARGUMENT"),
                               "device %r: onyx runs on the CPU only" % (device,))
         options = SessionOptions()
-        session_kwargs = {}
+        session_kwargs: dict[str, Any] = {}
         for key, value in kwargs.items():
             if key in _SESSION_KEYWORDS:
                 session_kwargs[key] = value
@@ -105,11 +111,14 @@ class OnyxBackend(Backend):
         return OnyxBackendRep(session)
 
     @classmethod
-    def run_model(cls, model, inputs, device="CPU", **kwargs):
+    def run_model(cls, model: Any, inputs: Any, device: str = "CPU",
+                  **kwargs: Any) -> tuple[Any, ...]:
         return cls.prepare(model, device, **kwargs).run(inputs)
 
     @classmethod
-    def run_node(cls, node, inputs, device="CPU", outputs_info=None, **kwargs):
+    def run_node(cls, node: Any, inputs: Any, device: str = "CPU",
+                 outputs_info: Optional[Sequence[tuple[Any, Any]]] = None,
+                 **kwargs: Any) -> tuple[Any, ...]:
         """Runs one node on inputs (a list for the node's non-empty inputs in
         order, or a dict by name). The model built around it imports
         ``opset_version`` (a keyword; default: the newest opset onyx
@@ -144,15 +153,15 @@ class OnyxBackend(Backend):
         return cls.prepare(model, device, **kwargs).run(arrays)
 
 
-def _tensor_type(np_dtype):
+def _tensor_type(np_dtype: npt.DTypeLike) -> int:
     """The TensorProto type of a numpy type (uint16 stays uint16: numpy
     cannot say bfloat16)."""
     d = np.dtype(np_dtype)
     try:
         if hasattr(helper, "np_dtype_to_tensor_dtype"):  # onnx 1.13 and later
-            return helper.np_dtype_to_tensor_dtype(d)
+            return int(helper.np_dtype_to_tensor_dtype(d))
         from onnx import mapping  # onnx 1.12: the only way
-        return mapping.NP_TYPE_TO_TENSOR_TYPE[d]
+        return int(mapping.NP_TYPE_TO_TENSOR_TYPE[d])
     except (KeyError, ValueError):
         raise _capi.error(_capi.status_value("INPUT_TYPE"),
                           "numpy type %s has no ONNX tensor type" % d) from None
