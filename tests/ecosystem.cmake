@@ -150,6 +150,16 @@ if(ONYX_PYTHON AND NOT CMAKE_CROSSCOMPILING)
     SKIP_REGULAR_EXPRESSION "^SKIP: ")
 endif()
 
+# ---- Type hints -----------------------------------------------------------------
+# A program written against the package's type hints (py.typed), run.
+if(ONYX_PYTHON)
+  add_test(NAME ecosystem.typed_api
+    COMMAND ${ONYX_PYTHON} -B ${CMAKE_CURRENT_SOURCE_DIR}/python/typed_api.py
+      ${PROJECT_SOURCE_DIR}/examples/chain.onnx)
+  set_tests_properties(ecosystem.typed_api PROPERTIES ENVIRONMENT "${ONYX_PYTHON_ENV}")
+  set_tests_properties(ecosystem.typed_api PROPERTIES LABELS "ecosystem;python")
+endif()
+
 # ---- Documentation ------------------------------------------------------------
 add_test(NAME docs.man
   COMMAND ${CMAKE_COMMAND} -DONYX=$<TARGET_FILE:onyx> -DMAN=${PROJECT_SOURCE_DIR}/man/onyx.1

@@ -98,4 +98,6 @@ __all__ = [
     "get_all_providers", "get_device", "get_build_info", "get_version_string",
     "set_default_logger_severity", "set_default_logger_verbosity", "max_opset",
     "isa_detected", "library_path", "capi", "__version__", "register_op", "unregister_op",
-] + sorted(c.__name__ for c in STATUS_ERRORS.values())
+]
+# The status classes, made above (Onyx<Name>Error).
+__all__.extend(sorted(c.__name__ for c in STATUS_ERRORS.values()))
