@@ -13,8 +13,9 @@
 #                                         onyx::onyx (shared), onyx::onyx_static
 #   MANDIR/man1/onyx.1                    the manual page
 #   DOCDIR/errors.md                      the status codes it points to
-#   lib/python3.N/dist-packages/onyx/     the Python package (ONYX_PYTHON_INSTALL_DIR),
-#                                         with a link to the shared library beside it
+#   PYTHONDIR/onyx/                       the Python package (ONYX_PYTHON_INSTALL_DIR; from
+#                                         cmake/pythondir.py: lib/python3/dist-packages for
+#                                         /usr on Debian), with a link to the shared library
 #
 # tests/ecosystem.cmake installs into a temporary prefix and builds a program
 # against it both ways (test ecosystem.install).
@@ -95,26 +96,32 @@ if(NOT ONYX_INSTALL_PYTHON OR WIN32)
   return()
 endif()
 
-# The Python package goes where Debian's python3 looks for packages under
-# the prefix (/usr/local/lib/python3.11/dist-packages for /usr/local), with a
-# relative link to the installed shared library next to it, which the
-# package's loader tries before the system's libraries.
+# The Python package goes where the interpreter looks for packages under
+# the prefix, by its own rules (cmake/pythondir.py asks site and sysconfig:
+# lib/python3/dist-packages for /usr on Debian, lib/python3.N/dist-packages
+# for /usr/local, else lib/python3.N/site-packages), with a relative link to
+# the installed shared library next to it, which the package's loader tries
+# before the system's libraries.
 set(ONYX_PYTHON_INSTALL_DIR "" CACHE STRING
-  "Where cmake --install puts the Python package (relative to the prefix); empty: lib/python3.N/dist-packages")
+  "Where cmake --install puts the Python package (relative to the prefix); empty: the interpreter's folder for the prefix")
 find_program(ONYX_PYTHON NAMES python3 PATHS /usr/bin NO_DEFAULT_PATH)
+if(ONYX_PYTHON_INSTALL_DIR STREQUAL "" AND NOT ONYX_PYTHON)
+  message(STATUS "onyx: no /usr/bin/python3 to say where Python packages go, so cmake "
+    "--install leaves the Python package out (or give -DONYX_PYTHON_INSTALL_DIR=DIR)")
+  return()
+endif()
 if(ONYX_PYTHON_INSTALL_DIR STREQUAL "")
-  set(ONYX_PYTHON_MINOR 11)
-  if(ONYX_PYTHON)
-    execute_process(COMMAND ${ONYX_PYTHON} -c "import sys; print(sys.version_info[1])"
-      OUTPUT_VARIABLE ONYX_PYTHON_MINOR OUTPUT_STRIP_TRAILING_WHITESPACE RESULT_VARIABLE rc)
-    if(NOT rc EQUAL 0)
-      set(ONYX_PYTHON_MINOR 11)
-    endif()
+  execute_process(COMMAND ${ONYX_PYTHON} ${PROJECT_SOURCE_DIR}/cmake/pythondir.py
+      ${CMAKE_INSTALL_PREFIX}
+    OUTPUT_VARIABLE ONYX_PYTHON_INSTALL_DIR OUTPUT_STRIP_TRAILING_WHITESPACE RESULT_VARIABLE rc)
+  if(NOT rc EQUAL 0 OR ONYX_PYTHON_INSTALL_DIR STREQUAL "")
+    message(FATAL_ERROR "onyx: cannot ask ${ONYX_PYTHON} where Python packages go under "
+      "${CMAKE_INSTALL_PREFIX}; give it with -DONYX_PYTHON_INSTALL_DIR=DIR or leave the "
+      "package out with -DONYX_INSTALL_PYTHON=OFF")
   endif()
-  set(ONYX_PYTHON_INSTALL_DIR lib/python3.${ONYX_PYTHON_MINOR}/dist-packages)
 endif()
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/python/onyx DESTINATION ${ONYX_PYTHON_INSTALL_DIR}
-  FILES_MATCHING PATTERN "*.py" PATTERN "__pycache__" EXCLUDE)
+  FILES_MATCHING PATTERN "*.py" PATTERN "py.typed" PATTERN "__pycache__" EXCLUDE)
 install(CODE "
   set(pkg \"\$ENV{DESTDIR}\${CMAKE_INSTALL_PREFIX}/${ONYX_PYTHON_INSTALL_DIR}/onyx\")
   set(lib \"\$ENV{DESTDIR}\${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_LIBDIR}/libonyx.so.${PROJECT_VERSION_MAJOR}\")

@@ -140,6 +140,9 @@ message("pkg-config, shared: ${run_out}")
 # The Python package, as installed: found on the prefix's dist-packages
 # path, loading the installed library through the link beside it.
 set(ENV{PYTHONPATH} "${prefix}/${PYDIR}")
+if(NOT EXISTS "${prefix}/${PYDIR}/onyx/py.typed")
+  message(FATAL_ERROR "not installed: ${PYDIR}/onyx/py.typed (the package's type hints)")
+endif()
 unset(ENV{ONYX_LIBRARY})
 unset(ENV{LD_LIBRARY_PATH})
 # (Statements on separate lines: a ';' would split the CMake argument.)
