@@ -226,6 +226,14 @@ class OnyxError(RuntimeError):
         self.message = message
         super().__init__("%s (%s)" % (message, self.status_name) if self.status_name else message)
 
+    def __reduce__(self):
+        # Pickled as (status, message), as a worker process sends it back to
+        # its parent or client: the copy is the original's class, and its
+        # text is not suffixed twice.
+        if type(self).status is not None or self.status is None:
+            return (type(self), (self.message,), self.__dict__)
+        return (error, (self.status, self.message), self.__dict__)
+
 
 # ONNX Runtime's exception classes (onnxruntime.capi.onnxruntime_pybind11_state),
 # so that code written for it catches onyx's errors by the same names. Each
