@@ -12,6 +12,8 @@ packages+=(python3-venv python3-pip python3-setuptools python3-wheel python3-bui
 # XNNPACK for bench/ (about 1.3 MB with pthreadpool and cpuinfo), so that the
 # bench.smoke test covers its path.
 packages+=(libxnnpack-dev libpthreadpool-dev libcpuinfo-dev)
+# Dask for tests/python/test_dask.py (a LocalCluster of worker processes).
+packages+=(python3-dask python3-distributed)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
