@@ -24,7 +24,7 @@ import modelgen  # noqa: E402
 import onyx  # noqa: E402
 
 F = TensorProto.FLOAT
-TIMEOUT = 120  # seconds for any one wait on the children
+TIMEOUT = int(os.environ.get("ONYX_TEST_TIMEOUT", "120"))  # seconds for any one wait on the children
 N = 1 << 20  # elements per chunk: large enough for onyx's worker threads
 CHUNKS = 6
 
