@@ -141,9 +141,10 @@ class Cluster(unittest.TestCase):
         while sum(f.done() for f in futures) < 3:
             self.assertLess(time.monotonic(), deadline, "no task finished")
             time.sleep(0.02)
-        done_before_kill = sum(f.done() for f in futures)
         victim_addr, victim = sorted(before.items())[0]
         os.kill(victim, signal.SIGKILL)
+        done_before_kill = sum(f.done() for f in futures)
+        self.assertLess(done_before_kill, len(futures), "the kill came after the run")
         wait(y, timeout=TIMEOUT)
         xs, ys = self.client.compute([x, y], sync=True)
         self.assertEqual(ys.shape, (ELEMENTS,))
