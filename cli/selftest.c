@@ -122,8 +122,7 @@ int cli_selftest(int argc, char **argv) {
     } else if (strcmp(a, "--threads") == 0 || strncmp(a, "--threads=", 10) == 0) {
       const char *v = a[9] == '=' ? a + 10 : (i + 1 < argc ? argv[++i] : NULL);
       if (v == NULL || !parse_uint(v, &opts.threads)) {
-        cli_usage_error("selftest", "--threads: '%s' is not a number from 0 to 65535",
-                        v ? v : "");
+        cli_usage_error("selftest", "--threads: '%s' is not a number from 0 to 65535", v ? v : "");
         return CLI_USAGE;
       }
     } else {
@@ -141,8 +140,8 @@ int cli_selftest(int argc, char **argv) {
   }
   flush_case(&p);
   double seconds = (double)(cli_sys_clock_ns() - t0) * 1e-9;
-  printf("selftest: %zu cases, %zu kernel runs, %zu failed, %.2f s (isa %s, float32 %s)\n",
-         p.cases, p.runs, failed, seconds, onyx_isa_name(onyx_isa_detected()),
+  printf("selftest: %zu cases, %zu kernel runs, %zu failed, %.2f s (isa %s, float32 %s)\n", p.cases,
+         p.runs, failed, seconds, onyx_isa_name(onyx_isa_detected()),
          opts.flags & ONYX_SELFTEST_QUICK ? "subset" : "all 2^32 and subset");
   return failed ? CLI_TEST_FAILED : CLI_OK;
 }

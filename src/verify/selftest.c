@@ -103,7 +103,7 @@ static const char *const LO_LABELS[ST_B_COUNT] = {ONYX__ST_BOUND_MAP(ONYX_X_)};
 static const uint32_t SUBSET_LOW[] = {0x0000u, 0x0001u, 0x7fffu, 0x8000u, 0xffffu};
 #define SUBSET_N_LOW (sizeof SUBSET_LOW / sizeof SUBSET_LOW[0])
 
-#define LEAF_LOG2 24 /* patterns per leaf of a 2^32 set */
+#define LEAF_LOG2 24    /* patterns per leaf of a 2^32 set */
 #define CHUNK     4096u /* patterns per kernel call */
 
 /* The most kernels one (op, type) can have: one per ISA level. */
@@ -119,17 +119,25 @@ enum { ST_MAX_LEVELS = 0 ONYX_ISA_MAP(ONYX_X_) };
 static bool bound_value(onyx_dtype t, st_bound b, void *out) {
   /* -inf, lowest, -1, -0, +0, 1, max, +inf, NaN: the bits per float type. */
   static const uint16_t F16[] = {0xfc00, 0xfbff, 0xbc00, 0x8000, 0, 0x3c00, 0x7bff, 0x7c00, 0x7e00};
-  static const uint16_t BF16[] = {0xff80, 0xff7f, 0xbf80, 0x8000, 0, 0x3f80, 0x7f7f, 0x7f80, 0x7fc0};
+  static const uint16_t BF16[] = {0xff80, 0xff7f, 0xbf80, 0x8000, 0,
+                                  0x3f80, 0x7f7f, 0x7f80, 0x7fc0};
   static const uint32_t F32[] = {0xff800000u, 0xff7fffffu, 0xbf800000u, 0x80000000u, 0,
                                  0x3f800000u, 0x7f7fffffu, 0x7f800000u, 0x7fc00000u};
   static_assert(ST_B_NAN - ST_B_NINF + 1 == 9, "one entry per kind above");
   if (b == ST_B_NONE) return false;
   size_t k = (size_t)(b - ST_B_NINF);
   switch (t) {
-    case ONYX_DTYPE_FLOAT16: memcpy(out, &F16[k], 2); return true;
-    case ONYX_DTYPE_BFLOAT16: memcpy(out, &BF16[k], 2); return true;
-    case ONYX_DTYPE_FLOAT: memcpy(out, &F32[k], 4); return true;
-    default: break;
+    case ONYX_DTYPE_FLOAT16:
+      memcpy(out, &F16[k], 2);
+      return true;
+    case ONYX_DTYPE_BFLOAT16:
+      memcpy(out, &BF16[k], 2);
+      return true;
+    case ONYX_DTYPE_FLOAT:
+      memcpy(out, &F32[k], 4);
+      return true;
+    default:
+      break;
   }
   /* Integers: lowest, -1, 0, 1 and max. */
   int64_t v;
@@ -137,15 +145,24 @@ static bool bound_value(onyx_dtype t, st_bound b, void *out) {
   size_t size = onyx__dtype_size(t);
   int64_t max = is_signed ? (INT64_C(1) << (8 * size - 1)) - 1 : (INT64_C(1) << (8 * size)) - 1;
   switch (b) {
-    case ST_B_LOWEST: v = is_signed ? -max - 1 : 0; break;
+    case ST_B_LOWEST:
+      v = is_signed ? -max - 1 : 0;
+      break;
     case ST_B_M1:
       if (!is_signed) return false;
       v = -1;
       break;
-    case ST_B_PZERO: v = 0; break;
-    case ST_B_ONE: v = 1; break;
-    case ST_B_MAX: v = max; break;
-    default: return false;
+    case ST_B_PZERO:
+      v = 0;
+      break;
+    case ST_B_ONE:
+      v = 1;
+      break;
+    case ST_B_MAX:
+      v = max;
+      break;
+    default:
+      return false;
   }
   if (size == 1) {
     uint8_t u = (uint8_t)(v & 0xff);
@@ -160,16 +177,16 @@ static bool bound_value(onyx_dtype t, st_bound b, void *out) {
 /* A line made ready to run: its kernels, best level first, and params. */
 typedef struct st_case {
   const st_line *line;
-  size_t size;         /* bytes per element */
-  uint64_t count;      /* patterns */
-  size_t leaves;       /* jobs: 256 for 2^32 patterns, else 1 */
-  size_t first_job;    /* index of its first job */
-  unsigned n_kernels;  /* 0: onyx has no kernel for (op, type) */
+  size_t size;        /* bytes per element */
+  uint64_t count;     /* patterns */
+  size_t leaves;      /* jobs: 256 for 2^32 patterns, else 1 */
+  size_t first_job;   /* index of its first job */
+  unsigned n_kernels; /* 0: onyx has no kernel for (op, type) */
   onyx__ukernel kernels[ST_MAX_LEVELS];
   onyx_isa isas[ST_MAX_LEVELS];
   onyx__kparams params;
-  unsigned differs;    /* levels whose output differed from level 0's */
-  bool run;            /* false: left out (float32 "all" in a quick run) */
+  unsigned differs; /* levels whose output differed from level 0's */
+  bool run;         /* false: left out (float32 "all" in a quick run) */
 } st_case;
 
 /* One job: one leaf of one case. */

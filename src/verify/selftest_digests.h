@@ -8,6 +8,8 @@
 #ifndef ONYX_VERIFY_SELFTEST_DIGESTS_H
 #define ONYX_VERIFY_SELFTEST_DIGESTS_H
 
+/* One case a line, as the generator writes them. */
+/* clang-format off */
 #define ONYX__SELFTEST_DIGESTS(X) \
   X(SIGN, INT8, NONE, NONE, ALL, "a4360b80b4fbe26a8a5ad6a10feaf1a1c8d330c017dea4a3afc89813c1a4df54") \
   X(CLIP, INT8, NONE, NONE, ALL, "40aff2e9d2d8922e47afd4648e6967497158785fbd1da870e7110266bf944880") \
@@ -430,5 +432,6 @@
   X(CLIP, FLOAT, NAN, MAX, SUBSET, "24ca2db69e878e9c7bd28978edd94076f4c49986a818f929f7540dc0140c8e12") \
   X(CLIP, FLOAT, NAN, PINF, SUBSET, "a6127a341eebeb9cf5f3bd9a13d250578c81cf1e909d25ef658a417ed7c50979") \
   X(CLIP, FLOAT, NAN, NAN, SUBSET, "a6127a341eebeb9cf5f3bd9a13d250578c81cf1e909d25ef658a417ed7c50979")
+/* clang-format on */
 
 #endif

@@ -27,8 +27,8 @@ static void compress(uint32_t h[8], const unsigned char *p, size_t n_blocks) {
   for (; n_blocks > 0; n_blocks--, p += 64) {
     uint32_t w[64];
     for (int i = 0; i < 16; i++) {
-      w[i] = (uint32_t)p[4 * i] << 24 | (uint32_t)p[4 * i + 1] << 16 |
-             (uint32_t)p[4 * i + 2] << 8 | (uint32_t)p[4 * i + 3];
+      w[i] = (uint32_t)p[4 * i] << 24 | (uint32_t)p[4 * i + 1] << 16 | (uint32_t)p[4 * i + 2] << 8 |
+             (uint32_t)p[4 * i + 3];
     }
     for (int i = 16; i < 64; i++) {
       uint32_t s0 = rotr(w[i - 15], 7) ^ rotr(w[i - 15], 18) ^ (w[i - 15] >> 3);
@@ -37,7 +37,8 @@ static void compress(uint32_t h[8], const unsigned char *p, size_t n_blocks) {
     }
     uint32_t a = h[0], b = h[1], c = h[2], d = h[3], e = h[4], f = h[5], g = h[6], k = h[7];
     for (int i = 0; i < 64; i++) {
-      uint32_t t1 = k + (rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)) + ((e & f) ^ (~e & g)) + K[i] + w[i];
+      uint32_t t1 =
+          k + (rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)) + ((e & f) ^ (~e & g)) + K[i] + w[i];
       uint32_t t2 = (rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)) + ((a & b) ^ (a & c) ^ (b & c));
       k = g;
       g = f;

@@ -166,6 +166,8 @@ def header():
         "#ifndef ONYX_VERIFY_SELFTEST_DIGESTS_H",
         "#define ONYX_VERIFY_SELFTEST_DIGESTS_H",
         "",
+        "/* One case a line, as the generator writes them. */",
+        "/* clang-format off */",
         "#define ONYX__SELFTEST_DIGESTS(X) \\",
     ]
     with multiprocessing.Pool(os.cpu_count() or 1) as pool:
@@ -174,7 +176,7 @@ def header():
             lines.append('  X(%s, %s, %s, %s, %s, "%s") \\'
                          % (op, C_TYPES[dtype], lo, hi, s, digest(case, pool)))
     lines[-1] = lines[-1][:-2]
-    lines += ["", "#endif", ""]
+    lines += ["/* clang-format on */", "", "#endif", ""]
     return "\n".join(lines)
 
 

@@ -38,7 +38,8 @@ static void sha_hex(const void *data, size_t n, size_t piece, char hex[65]) {
   unsigned char d[ONYX__SHA256_BYTES];
   const unsigned char *p = data;
   onyx__sha256_init(&s);
-  for (size_t at = 0; at < n; at += piece) onyx__sha256_update(&s, p + at, n - at < piece ? n - at : piece);
+  for (size_t at = 0; at < n; at += piece)
+    onyx__sha256_update(&s, p + at, n - at < piece ? n - at : piece);
   onyx__sha256_final(&s, d);
   onyx__sha256_hex(d, hex);
 }
@@ -121,8 +122,8 @@ static int on_result(void *arg, const onyx_selftest_case *r) {
 }
 
 static void check_run(int full) {
-  static const onyx_dtype TYPES[] = {ONYX_DTYPE_INT8,    ONYX_DTYPE_UINT8,    ONYX_DTYPE_INT16,
-                                     ONYX_DTYPE_UINT16,  ONYX_DTYPE_FLOAT16, ONYX_DTYPE_BFLOAT16,
+  static const onyx_dtype TYPES[] = {ONYX_DTYPE_INT8,   ONYX_DTYPE_UINT8,   ONYX_DTYPE_INT16,
+                                     ONYX_DTYPE_UINT16, ONYX_DTYPE_FLOAT16, ONYX_DTYPE_BFLOAT16,
                                      ONYX_DTYPE_FLOAT};
   onyx_selftest_options o = {full ? 0u : ONYX_SELFTEST_QUICK, 1};
   seen a, b;
