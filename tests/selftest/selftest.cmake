@@ -11,10 +11,17 @@ target_compile_options(check_selftest PRIVATE ${ONYX_WARNINGS})
 target_link_libraries(check_selftest PRIVATE onyx_static m)
 add_test(NAME selftest.check COMMAND check_selftest)
 
-add_test(NAME selftest.cli COMMAND onyx selftest --quick)
-set_tests_properties(selftest.cli PROPERTIES
-  PASS_REGULAR_EXPRESSION "selftest: [0-9]+ cases, [0-9]+ kernel runs, 0 failed"
-  FAIL_REGULAR_EXPRESSION "FAIL")
+if(CMAKE_CROSSCOMPILING)
+  # Under an emulator the quick set takes a minute; selftest.check runs it.
+  add_test(NAME selftest.cli COMMAND ${CMAKE_COMMAND} -E echo
+    "SKIP selftest.cli: selftest.check runs the same quick set through the library")
+  set_tests_properties(selftest.cli PROPERTIES SKIP_REGULAR_EXPRESSION "^SKIP")
+else()
+  add_test(NAME selftest.cli COMMAND onyx selftest --quick)
+  set_tests_properties(selftest.cli PROPERTIES
+    PASS_REGULAR_EXPRESSION "selftest: [0-9]+ cases, [0-9]+ kernel runs, 0 failed"
+    FAIL_REGULAR_EXPRESSION "FAIL")
+endif()
 
 if(CMAKE_CROSSCOMPILING)
   add_test(NAME selftest.full COMMAND ${CMAKE_COMMAND} -E echo
