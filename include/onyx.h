@@ -1002,8 +1002,8 @@ typedef struct onyx_op_context onyx_op_context;
  * when a session is created and, for a node some of whose input shapes
  * were unknown then, again on each run with the run's shapes, before
  * anything of that run is computed. At session creation an unknown
- * dimension reads -1 and an input of unknown rank reads rank 0; onyx then
- * keeps only the output types, and the shapes come from the run-time call.
+ * dimension reads -1, and an input of unknown rank reads rank 0, which
+ * onyx_op_input_rank_known() tells from a scalar (see onyx_op_input()).
  * @return ONYX_OK, or an error status after onyx_op_fail(): the session
  *         creation or run fails with it, naming the node.
  */
@@ -1187,12 +1187,34 @@ ONYX_API size_t onyx_op_output_count(const onyx_op_context *ctx);
  * its values: a payload of 64 KiB or more that a model file left unread
  * is read before infer first runs. An omitted optional input has
  * dtype ONYX_DTYPE_UNDEFINED and data NULL.
+ *
+ * Shapes in infer at session creation:
+ * - A dimension not known yet (a symbolic one) reads -1.
+ * - An input of unknown rank (the model declares no shape for it) reads
+ *   rank 0, as a scalar does: onyx_op_input_rank_known() tells them apart.
+ * - After a registered op whose inputs had an unknown dimension, the
+ *   output keeps the rank and dims that op's infer set (its -1s stay -1)
+ *   when every one of its inputs had a known rank; else its rank is
+ *   unknown. Such an infer should set -1 for a dimension it cannot know.
+ * - A node with any input dimension unknown has infer called again at
+ *   each run, with that run's shapes, all known.
  * @param ctx The context the function received.
  * @param i   From 0 to onyx_op_input_count() - 1.
  * @param out Receives the description; data belongs to onyx.
  * @return ONYX_OK, or ONYX_INVALID_ARGUMENT for a bad index or NULL.
  */
 ONYX_API onyx_status onyx_op_input(const onyx_op_context *ctx, size_t i, onyx_tensor *out);
+
+/**
+ * @brief Whether input i's rank is known: always in compute and at run
+ * time; in infer at session creation, unless the model declares no shape
+ * for the value (see onyx_op_input()).
+ * @param ctx The context the function received.
+ * @param i   From 0 to onyx_op_input_count() - 1.
+ * @return 1 if known; 0 if not, and for an omitted input, a bad index or
+ *         NULL.
+ */
+ONYX_API int onyx_op_input_rank_known(const onyx_op_context *ctx, size_t i);
 
 /**
  * @brief In compute: output k's type, shape and buffer (data, size in

@@ -22,9 +22,10 @@
 struct onyx_op_context {
   const onyx__custom_node *cn;
   const onyx__node *node;
-  onyx_tensor *views; /* one per session value; inputs and outputs by cn->in, cn->out */
-  bool computing;     /* compute (outputs have buffers), not infer */
-  bool partial;       /* infer at creation with an input shape unknown: -1 dims allowed */
+  onyx_tensor *views;           /* one per session value; inputs and outputs by cn->in, cn->out */
+  bool computing;               /* compute (outputs have buffers), not infer */
+  bool partial;                 /* infer at creation with an input shape unknown: -1 dims allowed */
+  const onyx_session *creating; /* the session, in infer at creation; else NULL */
   onyx__pool *pool;
   onyx_status failed; /* what onyx_op_fail recorded, ONYX_OK if nothing */
   char message[400];
@@ -69,6 +70,11 @@ onyx_status onyx_op_input(const onyx_op_context *ctx, size_t i, onyx_tensor *out
   }
   *out = ctx->views[ctx->cn->in[i]];
   return ONYX_OK;
+}
+
+int onyx_op_input_rank_known(const onyx_op_context *ctx, size_t i) {
+  if (ctx == NULL || i >= ctx->cn->n_in || ctx->cn->in[i] < 0) return 0;
+  return ctx->creating == NULL || ctx->creating->values[ctx->cn->in[i]].desc.has_shape;
 }
 
 onyx_status onyx_op_output(const onyx_op_context *ctx, size_t k, onyx_tensor *out) {
@@ -229,7 +235,7 @@ static onyx_status check_node(const onyx_session *s, const onyx__custom_node *cn
 static bool view_from_desc(const onyx__value_desc *d, onyx_tensor *t) {
   memset(t, 0, sizeof *t);
   t->dtype = d->dtype;
-  bool known = d->has_shape;
+  bool known = d->has_shape && !d->provisional;
   if (d->has_shape) {
     t->rank = d->rank;
     for (uint32_t i = 0; i < d->rank; i++) {
@@ -278,22 +284,31 @@ onyx_status onyx__custom_prepare(onyx_session *s, onyx__custom_node *cn, onyx_te
   const onyx__node *node = &s->model->graph.nodes[cn->node];
   ONYX__TRY(check_node(s, cn, node, err));
   ONYX__TRY(read_constant_inputs(s, cn, err));
-  bool known = true;
-  for (uint32_t i = 0; i < cn->n_in; i++)
-    if (cn->in[i] >= 0 && !view_from_desc(&s->values[cn->in[i]].desc, &views[cn->in[i]]))
-      known = false;
-  onyx_op_context ctx = {cn, node, views, false, !known, NULL, ONYX_OK, ""};
+  bool known = true, ranks_known = true;
+  for (uint32_t i = 0; i < cn->n_in; i++) {
+    if (cn->in[i] < 0) continue;
+    const onyx__value_desc *d = &s->values[cn->in[i]].desc;
+    if (!view_from_desc(d, &views[cn->in[i]])) known = false;
+    if (!d->has_shape) ranks_known = false;
+  }
+  onyx_op_context ctx = {cn, node, views, false, !known, s, NULL, ONYX_OK, ""};
   ONYX__TRY(run_infer(&ctx, err));
   cn->shapes_known = known;
+  /* With every input's rank known (so whenever every shape is), the
+   * outputs keep the ranks and dims infer gave: final, or provisional
+   * while an input dimension is unknown. Else only their types: the
+   * shapes come at run time. */
+  bool keep = ranks_known;
   for (uint32_t k = 0; k < cn->n_out; k++) {
     if (cn->out[k] < 0) continue;
     const onyx_tensor *t = &views[cn->out[k]];
     onyx__value_desc *d = &s->values[cn->out[k]].desc;
     memset(d, 0, sizeof *d);
     d->dtype = t->dtype;
-    d->has_shape = known; /* else only the type is kept: shapes come at run time */
-    d->rank = known ? t->rank : 0;
-    for (uint32_t i = 0; known && i < t->rank; i++) d->dims[i] = t->dims[i];
+    d->has_shape = keep;
+    d->provisional = keep && !known;
+    d->rank = keep ? t->rank : 0;
+    for (uint32_t i = 0; keep && i < t->rank; i++) d->dims[i] = t->dims[i];
   }
   return ONYX_OK;
 }
@@ -302,7 +317,7 @@ onyx_status onyx__custom_shapes(const onyx_session *s, const onyx__custom_node *
                                 onyx_tensor *views, onyx_error *err) {
   const onyx__node *node = &s->model->graph.nodes[cn->node];
   if (!cn->shapes_known) {
-    onyx_op_context ctx = {cn, node, views, false, false, NULL, ONYX_OK, ""};
+    onyx_op_context ctx = {cn, node, views, false, false, NULL, NULL, ONYX_OK, ""};
     ONYX__TRY(run_infer(&ctx, err));
   }
   for (uint32_t k = 0; k < cn->n_out; k++) {
@@ -332,7 +347,7 @@ onyx_status onyx__custom_shapes(const onyx_session *s, const onyx__custom_node *
 onyx_status onyx__custom_compute(const onyx_session *s, const onyx__custom_node *cn,
                                  onyx_tensor *views, onyx_error *err) {
   const onyx__node *node = &s->model->graph.nodes[cn->node];
-  onyx_op_context ctx = {cn, node, views, true, false, s->pool, ONYX_OK, ""};
+  onyx_op_context ctx = {cn, node, views, true, false, NULL, s->pool, ONYX_OK, ""};
   onyx_status st = cn->op->def.compute(&ctx);
   return st == ONYX_OK ? ONYX_OK : report(&ctx, st, "compute", err);
 }

@@ -618,7 +618,7 @@ static onyx_status plan_outputs(builder *b) {
                         onyx__onnx_type_name(out->raw_elem_type), onyx_dtype_name(d->dtype));
     /* A declared output shape that contradicts the computed one is a broken
      * model; dimensions unknown on either side are left to the run. */
-    if (out->has_type && out->has_shape && d->has_shape) {
+    if (out->has_type && out->has_shape && d->has_shape && !d->provisional) {
       if (out->rank != d->rank)
         return onyx__fail(b->err, ONYX_SHAPE,
                           "graph output %zu '%s' is declared with rank %u but is computed with "
@@ -639,9 +639,11 @@ static onyx_status plan_outputs(builder *b) {
       memset(info, 0, sizeof *info);
       info->name = out->name;
       info->dtype = d->dtype;
-      info->has_shape = d->has_shape;
-      info->rank = d->rank;
-      memcpy(info->dims, d->dims, sizeof d->dims);
+      info->has_shape = d->has_shape && !d->provisional;
+      if (info->has_shape) {
+        info->rank = d->rank;
+        memcpy(info->dims, d->dims, sizeof d->dims);
+      }
     }
   }
   s->n_outputs = g->n_outputs;

@@ -116,7 +116,7 @@ static onyx_status check_bound_shape(onyx__prepare_ctx *ctx, size_t i, onyx_erro
   bool ok = true;
   if (b->constant != NULL) {
     ok = b->constant->count == 1 && b->constant->rank <= 1;
-  } else if (b->has_shape) {
+  } else if (b->has_shape && !b->provisional) {
     ok = b->rank == 0 || (b->rank == 1 && (b->dims[0] == 1 || b->dims[0] < 0));
   }
   if (ok) return ONYX_OK;

@@ -36,6 +36,11 @@ typedef struct onyx__op_version {
 typedef struct onyx__value_desc {
   onyx_dtype dtype;
   bool has_shape; /* rank and dims known (dims may be -1 = symbolic) */
+  /* The rank and dims a registered op's infer gave at creation from an
+   * input shape not fully known: for later infers at creation, which
+   * then run again at each run; other checks treat the shape as unknown
+   * (an infer may have put a placeholder where it read -1). */
+  bool provisional;
   uint32_t rank;
   int64_t dims[ONYX_MAX_RANK];
   const onyx__tensor *constant; /* non-NULL when the value is known now */

@@ -832,6 +832,95 @@ static void test_runtime_infer_sees_no_data(void **state) {
   release(m);
 }
 
+/* ---- Shapes through registered ops ---- */
+
+/* What an infer saw of input 0 at its first call (session creation). */
+typedef struct seen_shape {
+  int calls, rank_known;
+  uint32_t rank;
+  int64_t dim0;
+} seen_shape;
+
+/* Two inputs of the same rank, as a variadic Sum's infer checks; records
+ * input 0; the output is shaped as input 0. */
+static onyx_status infer_same_rank(onyx_op_context *ctx) {
+  onyx_tensor a, b;
+  onyx_op_input(ctx, 0, &a);
+  onyx_op_input(ctx, 1, &b);
+  seen_shape *seen = onyx_op_user_data(ctx);
+  if (seen->calls++ == 0) {
+    seen->rank_known = onyx_op_input_rank_known(ctx, 0);
+    seen->rank = a.rank;
+    seen->dim0 = a.dims[0];
+  }
+  if (onyx_op_input_rank_known(ctx, 0) && onyx_op_input_rank_known(ctx, 1) && a.rank != b.rank)
+    return onyx_op_fail(ctx, ONYX_SHAPE, "input 1 rank differs");
+  return onyx_op_set_output(ctx, 0, a.dtype, a.rank, a.dims);
+}
+
+/* As the Python probe does, an unknown dimension becomes 1. */
+static onyx_status infer_unknown_as_one(onyx_op_context *ctx) {
+  onyx_tensor x;
+  onyx_op_input(ctx, 0, &x);
+  for (uint32_t d = 0; d < x.rank; d++)
+    if (x.dims[d] < 0) x.dims[d] = 1;
+  return onyx_op_set_output(ctx, 0, x.dtype, x.rank, x.dims);
+}
+
+/* x -> com.example:A (infer first; max(x, 0)) -> a; y = com.example:S(a, x)
+ * (a copy of a), x of shape [n]
+ * (x_rank 1) or of no declared shape (x_rank -1); runs of 3 and 5 elements
+ * give y = max(x, 0). What S's infer saw at creation goes to *seen. */
+static void check_shapes_after(onyx_op_infer_fn first, int x_rank, seen_shape *seen) {
+  onyx__pbw g = {0};
+  const char *a_in[] = {"x"}, *a_out[] = {"a"}, *s_in[] = {"a", "x"}, *s_out[] = {"y"};
+  const int64_t n = -1;
+  node(&g, "com.example", "A", "a", a_in, 1, a_out, 1, NULL);
+  node(&g, "com.example", "S", "s", s_in, 2, s_out, 1, NULL);
+  mb_value(&g, 11, "x", ONYX_DTYPE_FLOAT, x_rank, &n);
+  mb_value(&g, 12, "y", ONYX_DTYPE_FLOAT, x_rank, &n);
+  onyx_model *m = load(&g);
+  onyx_custom_op d[2] = {relu_def("com.example", "A", NULL), relu_def("com.example", "S", seen)};
+  d[0].infer = first;
+  d[1].min_inputs = d[1].max_inputs = 2;
+  d[1].infer = infer_same_rank;
+  d[1].compute = compute_copy;
+  onyx_op_registry *reg = registry_with(d, 2);
+  memset(seen, 0, sizeof *seen);
+  float x[5] = {-1, 2, -3, 4, 0.5f}, y[5];
+  onyx_error err;
+  for (size_t count = 3; count <= 5; count += 2) {
+    if (run(m, reg, 1, x, count, y, &err) != ONYX_OK) fail_msg("%s", err.message);
+    for (size_t i = 0; i < count; i++) assert_true(y[i] == (x[i] < 0 ? 0 : x[i]));
+  }
+  onyx_op_registry_free(reg);
+  release(m);
+}
+
+/* After a registered op whose input has a symbolic dimension, the next
+ * registered op's infer at creation sees the rank and dimensions infer
+ * gave (-1 where unknown), not rank 0; an input of unknown rank is told
+ * from a scalar by onyx_op_input_rank_known(). Dimensions an infer gave
+ * from unknown ones (the Python probe's 1s) serve the next infer at
+ * creation only: runs take their shapes from the run's infer. */
+static void test_shapes_through_registered_ops(void **state) {
+  (void)state;
+  seen_shape seen;
+  check_shapes_after(infer_same, 1, &seen);
+  assert_int_equal(seen.rank_known, 1);
+  assert_int_equal(seen.rank, 1);
+  assert_int_equal(seen.dim0, -1);
+  assert_int_equal(seen.calls, 4); /* creation and run, twice */
+  check_shapes_after(infer_unknown_as_one, 1, &seen);
+  assert_int_equal(seen.rank, 1);
+  assert_int_equal(seen.dim0, 1);
+  assert_int_equal(seen.calls, 4);
+  check_shapes_after(infer_same, -1, &seen);
+  assert_int_equal(seen.rank_known, 0);
+  assert_int_equal(seen.rank, 0);
+  assert_int_equal(seen.calls, 4);
+}
+
 /* ---- Allocation failures ---- */
 
 /* Every allocation of registration, session creation and a run with a
@@ -894,6 +983,7 @@ int main(void) {
       cmocka_unit_test(test_concurrent_runs),
       cmocka_unit_test(test_many_outputs),
       cmocka_unit_test(test_runtime_infer_sees_no_data),
+      cmocka_unit_test(test_shapes_through_registered_ops),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
