@@ -832,6 +832,53 @@ static void test_runtime_infer_sees_no_data(void **state) {
   release(m);
 }
 
+/* ---- Profiles ---- */
+
+/* y = Ceil(com.example:Ceil(x)): the profile names each node as what ran
+ * it, the registered op (by domain, not just the name) and onyx's own. */
+static void test_profile_names_registered_op(void **state) {
+  (void)state;
+  const char *ops[] = {"Ceil", "Ceil"}, *dom[] = {"com.example", ""};
+  onyx_model *m = chain(ops, dom, 2, 4);
+  onyx_custom_op d = relu_def("com.example", "Ceil", NULL);
+  d.compute = compute_42;
+  onyx_op_registry *reg = registry_with(&d, 1);
+  onyx_session_options opts;
+  onyx_session_options_init(&opts);
+  opts.ops = reg;
+  onyx_session *s = NULL;
+  onyx_error err;
+  if (onyx_session_create(m, &opts, &s, &err) != ONYX_OK) fail_msg("%s", err.message);
+  float x[4] = {-1.5f, 0.25f, 2, 3.5f}, y[4];
+  onyx_tensor in = {ONYX_DTYPE_FLOAT, 1, {4}, x, sizeof x};
+  onyx_tensor out = {.data = y, .size = sizeof y};
+  onyx_node_time times[3];
+  onyx_profile prof = {times, 3, 0, 0};
+  onyx_run_options ro;
+  onyx_run_options_init(&ro);
+  ro.profile = &prof;
+  if (onyx_session_run_with(s, &in, 1, &out, 1, &ro, &err) != ONYX_OK) fail_msg("%s", err.message);
+  for (size_t i = 0; i < 4; i++) assert_true(y[i] == 42); /* the registered op ran first */
+  assert_int_equal(prof.count, 2);
+  const char *want_domain[] = {"com.example", ""};
+  for (size_t k = 0; k < 2; k++) {
+    const onyx_node_time *t = &times[k];
+    assert_int_equal(t->node, k);
+    assert_string_equal(t->op_type, "Ceil");
+    assert_string_equal(t->domain, want_domain[k]);
+    assert_int_equal(t->registered, k == 0);
+    assert_int_equal(t->pass, k);
+    assert_int_equal(t->pass_nodes, 1);
+    assert_int_equal(t->dtype, ONYX_DTYPE_FLOAT);
+    assert_int_equal(t->rank, 1);
+    assert_int_equal(t->dims[0], 4);
+    assert_true(t->start_ns + t->duration_ns <= prof.duration_ns);
+  }
+  onyx_session_free(s);
+  onyx_op_registry_free(reg);
+  release(m);
+}
+
 /* ---- Shapes through registered ops ---- */
 
 /* What an infer saw of input 0 at its first call (session creation). */
@@ -984,6 +1031,7 @@ int main(void) {
       cmocka_unit_test(test_many_outputs),
       cmocka_unit_test(test_runtime_infer_sees_no_data),
       cmocka_unit_test(test_shapes_through_registered_ops),
+      cmocka_unit_test(test_profile_names_registered_op),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
