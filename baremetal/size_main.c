@@ -21,7 +21,7 @@ int main(void) {
   if (onyx_model_load_memory(onyx_blob, (size_t)(onyx_blob_end - onyx_blob), &m, NULL) != ONYX_OK)
     return 1;
 #if ONYX_ARENA_SIZE == 0
-  size_t size;
+  size_t size = 0;
   if (onyx_session_arena_size(m, NULL, &size, NULL) != ONYX_OK) return 2;
   printf("arena %lu\n", (unsigned long)size);
   return 0;

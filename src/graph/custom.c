@@ -9,6 +9,7 @@
  * types fixed at session creation; a failing function becomes an error
  * naming the node and op.
  */
+#define ONYX__CUSTOM_IMPL /* the definitions, in any build (custom.h) */
 #include "graph/custom.h"
 
 #include <stdarg.h>

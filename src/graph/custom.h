@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "core/error.h"
 #include "model/model.h"
 #include "onyx.h"
 
@@ -65,5 +66,29 @@ onyx_status onyx__custom_shapes(const struct onyx_session *s, const onyx__custom
  * their buffers); a failure names the node and op. */
 onyx_status onyx__custom_compute(const struct onyx_session *s, const onyx__custom_node *cn,
                                  onyx_tensor *views, onyx_error *err);
+
+/*
+ * A reduced build with !onyx_omit;custom_ops (docs/build-config.md): no
+ * registry can be made (onyx_op_registry_create says the build left them
+ * out), so no registered operator serves a node. Outside the two files that
+ * define the calls above (ONYX__CUSTOM_IMPL), they become these inline
+ * stand-ins, and the compiler drops every path into registered operators.
+ */
+#if defined(ONYX_OMIT_CUSTOM_OPS) && !defined(ONYX__CUSTOM_IMPL)
+static inline const onyx__custom_entry *onyx__custom_none(const onyx_op_registry *reg) {
+  (void)reg;
+  return NULL;
+}
+static inline onyx_status onyx__custom_unreached(const struct onyx_session *s,
+                                                 const onyx__custom_node *cn, onyx_error *err) {
+  (void)s, (void)cn;
+  return onyx__fail(err, ONYX_INTERNAL, "custom operators are left out of this build");
+}
+#define onyx__custom_find(reg, m, n)        onyx__custom_none(reg)
+#define onyx__custom_lookup(reg, node, v)   onyx__custom_none(reg)
+#define onyx__custom_prepare(s, cn, v, err) onyx__custom_unreached(s, cn, err)
+#define onyx__custom_shapes(s, cn, v, err)  onyx__custom_unreached(s, cn, err)
+#define onyx__custom_compute(s, cn, v, err) onyx__custom_unreached(s, cn, err)
+#endif
 
 #endif

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#define ONYX__CUSTOM_IMPL /* the definitions, in any build (custom.h) */
 #include "core/alloc.h"
 #include "core/error.h"
 #include "graph/custom.h"
@@ -28,6 +29,10 @@ struct onyx_op_registry {
 onyx_status onyx_op_registry_create(onyx_op_registry **out, onyx_error *err) {
   if (out == NULL)
     return onyx__fail(err, ONYX_INVALID_ARGUMENT, "onyx_op_registry_create: out is NULL");
+#ifdef ONYX_OMIT_CUSTOM_OPS /* the build configuration's hook (custom.h) */
+  *out = NULL;
+  return onyx__fail(err, ONYX_UNSUPPORTED_OP, "custom operators are left out of this build");
+#endif
   *out = onyx__calloc(1, sizeof **out);
   if (*out == NULL) return onyx__fail(err, ONYX_OUT_OF_MEMORY, "out of memory");
   return ONYX_OK;
