@@ -7,13 +7,12 @@
 #include <string.h>
 
 #ifdef ONYX_OMIT_MESSAGES
-onyx_status onyx__fail_status(onyx_error *err, onyx_status status) {
+void onyx__fail_status(onyx_error *err, onyx_status status) {
   static const char text[] = "this build leaves messages out (ONYX_OMIT_MESSAGES)";
   if (err != NULL) {
     err->status = status;
     memcpy(err->message, text, sizeof text);
   }
-  return status;
 }
 #undef onyx__fail
 #undef onyx__error_prefix

@@ -39,11 +39,14 @@ void onyx__error_prefix(onyx_error *err, const char *fmt, ...) ONYX__PRINTF(2, 3
 #include "onyx_build_config.h"
 #endif
 #ifdef ONYX_OMIT_MESSAGES
-onyx_status onyx__fail_status(onyx_error *err, onyx_status status);
+void onyx__fail_status(onyx_error *err, onyx_status status);
+/* Returns status itself, so that the compiler sees the failure (and that
+ * what a failing call leaves unset is not used). */
 static inline ONYX__PRINTF(3, 4) onyx_status
     onyx__fail_sink(onyx_error *err, onyx_status status, const char *fmt, ...) {
   (void)fmt;
-  return onyx__fail_status(err, status);
+  onyx__fail_status(err, status);
+  return status;
 }
 static inline ONYX__PRINTF(2, 3) void onyx__error_prefix_sink(onyx_error *err, const char *fmt,
                                                               ...) {

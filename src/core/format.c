@@ -5,6 +5,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#undef onyx__format /* defined here in every build (format.h) */
+
 typedef struct out {
   char *buf;
   size_t cap, n; /* n counts every character, written or not */

@@ -24,4 +24,16 @@
 int onyx__vformat(char *buf, size_t cap, const char *fmt, va_list ap);
 int onyx__format(char *buf, size_t cap, const char *fmt, ...) ONYX__PRINTF(3, 4);
 
+/* With ONYX_OMIT_MESSAGES (core/error.h) the parts of messages made here
+ * are left out too: an empty text, and the formatter is not linked. */
+#ifdef ONYX_OMIT_MESSAGES
+static inline ONYX__PRINTF(3, 4) int onyx__format_sink(char *buf, size_t cap, const char *fmt,
+                                                       ...) {
+  (void)fmt;
+  if (cap > 0) buf[0] = '\0';
+  return 0;
+}
+#define onyx__format(buf, cap, ...) onyx__format_sink((buf), (cap), __VA_ARGS__)
+#endif
+
 #endif

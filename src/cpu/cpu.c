@@ -153,7 +153,11 @@ static void cpu_init(void) {
   onyx_isa hw;
   unsigned features;
   detect_hw(&hw, &features);
+#if defined(ONYX_PLATFORM_NONE) /* no environment: the C library's getenv is dead weight */
+  onyx_isa isa = onyx__cpu_isa_lower(hw, NULL);
+#else
   onyx_isa isa = onyx__cpu_isa_lower(hw, getenv("ONYX_ISA"));
+#endif
   /* Hide the features of levels the environment switched off, so that a
    * test run with ONYX_ISA=avx2 cannot reach an AVX-512 path through them. */
   if (isa < ONYX_ISA_AVX512) {

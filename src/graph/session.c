@@ -825,7 +825,11 @@ static onyx_status plan_groups(builder *b) {
   if (!whole || !producer || !parent || !group_of_root || !sorted || !s->groups)
     return onyx__fail(b->err, ONYX_OUT_OF_MEMORY, "out of memory");
 
+#ifdef ONYX_OMIT_FUSION /* the build configuration's hook: every step alone */
+  bool fuse = false;
+#else
   bool fuse = true;
+#endif
   for (size_t v = 0; v < s->n_values; v++) producer[v] = -1;
   for (size_t i = 0; i < n; i++) {
     const onyx__custom_node *cn = s->steps[i].custom;

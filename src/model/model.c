@@ -21,6 +21,7 @@
 #include "core/alloc.h"
 #include "core/error.h"
 #include "core/opset.h"
+#include "core/sort.h"
 #include "model/model.h"
 #include "model/pb.h"
 
@@ -795,8 +796,7 @@ static onyx_status decode_opset(parser *ps, const onyx__pb *r, const onyx__pb_fi
 }
 
 static int compare_domains(const void *a, const void *b) {
-  const onyx__opset *x = *(const onyx__opset *const *)a;
-  const onyx__opset *y = *(const onyx__opset *const *)b;
+  const onyx__opset *x = a, *y = b;
   return strcmp(x->domain, y->domain);
 }
 
@@ -805,13 +805,13 @@ static onyx_status check_opsets(parser *ps, onyx_error *err) {
   /* Duplicates are found by sorting, so that a hostile model with many
    * imports costs n log n, not n squared. */
   if (m->n_opsets > 1) {
-    const onyx__opset **sorted;
+    const void **sorted; /* of const onyx__opset */
     ALLOC_LIST(ps->arena, sorted, m->n_opsets, err);
     for (size_t i = 0; i < m->n_opsets; i++) sorted[i] = &m->opsets[i];
-    qsort(sorted, m->n_opsets, sizeof *sorted, compare_domains);
+    onyx__sort_ptrs(sorted, m->n_opsets, compare_domains);
     for (size_t i = 1; i < m->n_opsets; i++) {
-      if (strcmp(sorted[i - 1]->domain, sorted[i]->domain) == 0) {
-        const char *d = sorted[i]->domain;
+      const char *d = ((const onyx__opset *)sorted[i])->domain;
+      if (strcmp(((const onyx__opset *)sorted[i - 1])->domain, d) == 0) {
         return onyx__fail(err, ONYX_OPSET, "the model imports domain '%.64s' more than once",
                           d[0] ? d : "ai.onnx");
       }
