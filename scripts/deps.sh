@@ -9,6 +9,8 @@ packages=(build-essential cmake pkg-config clang libcmocka-dev python3 python3-n
   libxml2-utils)
 # Packaging: pip install and python3 -m build offline (ecosystem.pip), mypy.
 packages+=(python3-venv python3-pip python3-setuptools python3-wheel python3-build mypy)
+# The Debian packages (scripts/debian.sh): dpkg-buildpackage, debhelper, lintian.
+packages+=(dpkg-dev debhelper dh-python lintian)
 # XNNPACK for bench/ (about 1.3 MB with pthreadpool and cpuinfo), so that the
 # bench.smoke test covers its path.
 packages+=(libxnnpack-dev libpthreadpool-dev libcpuinfo-dev)
