@@ -151,13 +151,29 @@ if(ONYX_PYTHON AND NOT CMAKE_CROSSCOMPILING)
 endif()
 
 # ---- Type hints -----------------------------------------------------------------
-# A program written against the package's type hints (py.typed), run.
+# mypy --strict (Debian's mypy, with numpy's hints) over the package and two
+# programs that use it, as a user's typed code would; then the typed program
+# runs. The configuration is pyproject.toml's [tool.mypy]; the cache stays
+# in the build folder.
 if(ONYX_PYTHON)
+  execute_process(COMMAND ${ONYX_PYTHON} -c "import mypy" RESULT_VARIABLE ONYX_NO_MYPY
+    OUTPUT_QUIET ERROR_QUIET)
+  if(ONYX_NO_MYPY)
+    add_test(NAME ecosystem.mypy COMMAND ${CMAKE_COMMAND} -E echo
+      "skipped: ${ONYX_PYTHON} has no mypy (Debian: apt-get install mypy)")
+    set_tests_properties(ecosystem.mypy PROPERTIES SKIP_REGULAR_EXPRESSION "^skipped: ")
+  else()
+    add_test(NAME ecosystem.mypy
+      COMMAND ${ONYX_PYTHON} -m mypy --strict --cache-dir ${ONYX_ECO_DIR}/mypy
+        python/onyx tests/python/typed_api.py tests/python/installed_use.py
+      WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+    set_tests_properties(ecosystem.mypy PROPERTIES ENVIRONMENT "MYPYPATH=${PROJECT_SOURCE_DIR}/python")
+  endif()
   add_test(NAME ecosystem.typed_api
     COMMAND ${ONYX_PYTHON} -B ${CMAKE_CURRENT_SOURCE_DIR}/python/typed_api.py
       ${PROJECT_SOURCE_DIR}/examples/chain.onnx)
   set_tests_properties(ecosystem.typed_api PROPERTIES ENVIRONMENT "${ONYX_PYTHON_ENV}")
-  set_tests_properties(ecosystem.typed_api PROPERTIES LABELS "ecosystem;python")
+  set_tests_properties(ecosystem.mypy ecosystem.typed_api PROPERTIES LABELS "ecosystem;python")
 endif()
 
 # ---- Documentation ------------------------------------------------------------

@@ -226,7 +226,7 @@ class OnyxError(RuntimeError):
         self.message = message
         super().__init__("%s (%s)" % (message, self.status_name) if self.status_name else message)
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[Any, ...]:
         # Pickled as (status, message), as a worker process sends it back to
         # its parent or client: the copy is the original's class, and its
         # text is not suffixed twice.
