@@ -40,7 +40,7 @@ add_test(NAME ecosystem.version
   COMMAND ${CMAKE_COMMAND} -DVERSION=${PROJECT_VERSION}
     -DHEADER=${PROJECT_SOURCE_DIR}/include/onyx.h -DONYX=$<TARGET_FILE:onyx>
     -DMAN=${PROJECT_SOURCE_DIR}/man/onyx.1 -DDOXYFILE=${PROJECT_SOURCE_DIR}/docs/Doxyfile
-    -P ${ONYX_CHECKS}/version.cmake)
+    -DPACKAGE_JSON=${PROJECT_SOURCE_DIR}/js/package.json -P ${ONYX_CHECKS}/version.cmake)
 
 add_test(NAME ecosystem.exports
   COMMAND ${CMAKE_COMMAND} -DLIB=$<TARGET_FILE:onyx_shared>
