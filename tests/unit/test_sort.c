@@ -46,8 +46,7 @@ static void sort_and_check(int *values, const void **items, size_t n) {
   for (size_t i = 0; i < n; i++) items[i] = &values[i];
   onyx__sort_ptrs(items, n, cmp_int);
   /* Sorted, and a permutation of the input (each pointer once). */
-  for (size_t i = 1; i < n; i++)
-    assert_true(*(const int *)items[i - 1] <= *(const int *)items[i]);
+  for (size_t i = 1; i < n; i++) assert_true(*(const int *)items[i - 1] <= *(const int *)items[i]);
   static unsigned char seen[BIG];
   for (size_t i = 0; i < n; i++) seen[i] = 0;
   for (size_t i = 0; i < n; i++) {
