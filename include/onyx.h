@@ -552,7 +552,9 @@ typedef struct onyx_session_options {
    * a session runs on the calling thread (threads is ignored), one run at
    * a time (a run that overlaps another fails with ONYX_INVALID_ARGUMENT),
    * and every output needs a caller's buffer. onyx_session_arena_size()
-   * says how much a model needs. */
+   * says how much a model needs. A model loaded from a file has its large
+   * payloads read when such a session is created, into the model's own
+   * memory (see onyx_model_load_file()), so that no run reads them. */
   void *arena;
   size_t arena_size; /**< The bytes at arena. */
   /** Operators registered by the caller (see "Custom operators"), or NULL.
