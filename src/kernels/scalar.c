@@ -400,32 +400,30 @@ static inline int32_t onyx__half_key(uint32_t u) {
  */
 #define ONYX__HCLIP_FORMATS(X) X(f16, onyx__f16, 0x7c00u, 1) X(bf16, onyx__bf16, 0x7f80u, 0)
 
-#define ONYX__HCLIP_KERNEL(tn, H, INF, TIES)                                              \
-  static void onyx__hclip_prep_##tn(float lo, float hi, onyx__hclip *q) {                 \
-    const H hl = onyx__f32_to_##tn(lo), hh = onyx__f32_to_##tn(hi);                       \
-    const float fl = onyx__##tn##_to_f32(hl), fh = onyx__##tn##_to_f32(hh);               \
-    q->lo_out = hl.bits, q->hi_out = hh.bits;                                             \
-    q->klo = onyx__half_key(hl.bits) + (TIES ? fl < lo : fl <= lo);                       \
-    q->khi = onyx__half_key(hh.bits) - (TIES ? fh > hi : fh >= hi);                       \
-    if (isnan(lo)) q->klo = INT32_MAX;                                                    \
-    if (isnan(hi)) q->khi = INT32_MIN;                                                    \
-    q->lo_keeps = (uint16_t)(isnan(lo) || (TIES ? lo <= hi : lo < hi));                   \
-  }                                                                                       \
-  static inline uint16_t onyx__clip_bits_##tn(uint16_t u, const onyx__hclip *q) {         \
-    const int32_t k = onyx__half_key(u);                                                  \
-    const uint16_t nan = ONYX__MASK(uint16_t, (u & 0x7fffu) > (INF));                     \
-    const uint16_t pass_lo = (uint16_t)(nan | ONYX__MASK(uint16_t, k >= q->klo));         \
-    const uint16_t pass_hi = (uint16_t)(nan | ONYX__MASK(uint16_t, k <= q->khi));         \
-    const uint16_t keep =                                                                 \
-        (uint16_t)((pass_lo & pass_hi) | (~pass_lo & ONYX__MASK(uint16_t, q->lo_keeps))); \
-    const uint16_t t = (uint16_t)((u & pass_lo) | (q->lo_out & ~pass_lo));                \
-    return (uint16_t)((t & keep) | (q->hi_out & ~keep));                                  \
-  }                                                                                       \
-  static void onyx__##tn##_vclip__scalar(size_t n, const void *x, void *y,                \
-                                         const onyx__kparams *params) {                   \
-    onyx__hclip q;                                                                        \
-    onyx__hclip_prep_##tn(params->f32.lo, params->f32.hi, &q);                            \
-    ONYX__LOOP(uint16_t, n, x, y, onyx__clip_bits_##tn, &q);                              \
+#define ONYX__HCLIP_KERNEL(tn, H, INF, TIES)                                      \
+  static void onyx__hclip_prep_##tn(float lo, float hi, onyx__hclip *q) {         \
+    const H hl = onyx__f32_to_##tn(lo), hh = onyx__f32_to_##tn(hi);               \
+    const float fl = onyx__##tn##_to_f32(hl), fh = onyx__##tn##_to_f32(hh);       \
+    q->lo_out = hl.bits, q->hi_out = hh.bits;                                     \
+    q->klo = onyx__half_key(hl.bits) + (TIES ? fl < lo : fl <= lo);               \
+    q->khi = onyx__half_key(hh.bits) - (TIES ? fh > hi : fh >= hi);               \
+    if (isnan(lo)) q->klo = INT32_MAX;                                            \
+    if (isnan(hi)) q->khi = INT32_MIN;                                            \
+    q->lo_keeps = (uint16_t)(isnan(lo) || (TIES ? lo <= hi : lo < hi));           \
+  }                                                                               \
+  static inline uint16_t onyx__clip_bits_##tn(uint16_t u, const onyx__hclip *q) { \
+    const int32_t k = onyx__half_key(u);                                          \
+    const int nan = (u & 0x7fffu) > (INF);                                        \
+    const int pass_lo = nan | (k >= q->klo), pass_hi = nan | (k <= q->khi);       \
+    const uint16_t t = pass_lo ? u : q->lo_out;                                   \
+    const int keep = pass_lo ? pass_hi : q->lo_keeps;                             \
+    return keep ? t : q->hi_out;                                                  \
+  }                                                                               \
+  static void onyx__##tn##_vclip__scalar(size_t n, const void *x, void *y,        \
+                                         const onyx__kparams *params) {           \
+    onyx__hclip q;                                                                \
+    onyx__hclip_prep_##tn(params->f32.lo, params->f32.hi, &q);                    \
+    ONYX__LOOP(uint16_t, n, x, y, onyx__clip_bits_##tn, &q);                      \
   }
 ONYX__HCLIP_FORMATS(ONYX__HCLIP_KERNEL)
 
@@ -442,18 +440,21 @@ ONYX__HCLIP_FORMATS(ONYX__HCLIP_KERNEL)
   .k[ONYX__KOP_SIGN][ONYX__DI_##NAME] = ONYX__KSEL(SIGN, NAME, onyx__##tn##_vsign__scalar), \
   .k[ONYX__KOP_CLIP][ONYX__DI_##NAME] = ONYX__KSEL(CLIP, NAME, onyx__##tn##_vclip__scalar),
 
-/* Entries the lists do not name stay NULL: Ceil and Floor on integers. */
+/* Entries the lists do not name stay NULL: Ceil and Floor on
+ * integers. */
 const onyx__kernel_table onyx__kernels_scalar = {ONYX__SCALAR_FLOAT_TYPES(ONYX__ROUNDING_ENTRIES)
                                                      ONYX__SCALAR_FLOAT_TYPES(ONYX__COMMON_ENTRIES)
                                                          ONYX__SCALAR_INT_TYPES(ONYX__INT_ENTRIES)};
 
-/* ---- Clip parameters ---------------------------------------------------- */
+/* ---- Clip parameters
+ * ---------------------------------------------------- */
 
 /*
- * Reads one bound of a type: none when p is NULL, and also when the bound
- * is NaN, because numpy 1.24's np.clip replaces a scalar NaN bound by -inf
- * or +inf (np.clip([5, -5], nan, 2) is [2, -5]). Integers are read with
- * memcpy, as the caller's pointer need not be aligned, and widened.
+ * Reads one bound of a type: none when p is NULL, and also
+ * when the bound is NaN, because numpy 1.24's np.clip
+ * replaces a scalar NaN bound by -inf or +inf (np.clip([5,
+ * -5], nan, 2) is [2, -5]). Integers are read with memcpy,
+ * as the caller's pointer need not be aligned, and widened.
  */
 #define ONYX__BOUND_READER(NAME, tn, T, K, c, rule, nlo, nhi)            \
   static onyx__c_##c onyx__bound_##tn(const void *p, onyx__c_##c none) { \
@@ -491,7 +492,8 @@ void onyx__clip_params(onyx_dtype dtype, const void *lo, const void *hi, onyx__k
     ONYX__SCALAR_INT_TYPES(ONYX__INT_CLIP_CASE)
 #undef ONYX__INT_CLIP_CASE
     default:
-      /* An unknown type has no kernel, so its parameters are never used. */
+      /* An unknown type has no kernel, so its parameters are
+       * never used. */
       return;
   }
 }
