@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#if defined(__x86_64__) && defined(__GNUC__)
+#if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
 #define ONYX__CPU_X86 1
 #include <cpuid.h>
 #endif
@@ -63,10 +63,17 @@ static void detect_hw(onyx_isa *isa, unsigned *features) {
   if (!(avx && avx2 && fma && f16c && os_avx)) return;
   *isa = ONYX_ISA_AVX2;
   *features |= ONYX__FBIT(ONYX__CPU_F16C);
+  /* A build without AVX-512 kernels (32-bit x86: CMakeLists.txt says why)
+   * reports the level it runs. */
+#ifndef ONYX_HAVE_AVX512_KERNELS
+  (void)avx512, (void)os_avx512, (void)fp16, (void)bf16;
+  return;
+#else
   if (!(avx512 && os_avx512)) return;
   *isa = ONYX_ISA_AVX512;
   if (fp16) *features |= ONYX__FBIT(ONYX__CPU_AVX512FP16);
   if (bf16) *features |= ONYX__FBIT(ONYX__CPU_AVX512BF16);
+#endif
 }
 #elif defined(__aarch64__)
 /*
