@@ -23,7 +23,9 @@ foreach(line IN LISTS ONYX_API_LINES)
     set(name ${CMAKE_MATCH_1})
     # Custom operators need C callbacks, which JavaScript cannot hand to
     # the module: their API stays out, and --gc-sections drops the registry.
-    if(NOT name MATCHES "_file" AND NOT name MATCHES "^onyx_op_")
+    # So does onyx_selftest (its digests and SHA-256 are 42 KB): a page
+    # has no use for it, and the command onyx.wasm runs it.
+    if(NOT name MATCHES "_file" AND NOT name MATCHES "^onyx_op_" AND NOT name STREQUAL "onyx_selftest")
       list(APPEND ONYX_WASM_EXPORTS ${name})
     endif()
   endif()
