@@ -227,35 +227,22 @@ ONYX__SCALAR_INT_TYPES(ONYX__INT_KERNELS)
 
 /*
  * float16, bfloat16 and float round on the pattern u, with one table entry
- * per (sign, exponent). m masks the fraction bits (every bit but the sign
- * where |x| < 1, none from 2^M on) and f = u & m is the fraction: u ^ f
- * truncates toward zero, and where f is not zero and the sign is the
- * rounding direction's, adding the entry's increment rounds away from
- * zero, by one unit of the lowest integer bit (m + 1, whose carry into the
- * exponent is right) or to 1.0 where |x| < 1. A NaN's entry has m = its
- * mantissa, the quiet bit as both increments, and k = m, which gives the
- * pattern back with the quiet bit set, as numpy's ceil and floor do;
- * infinity has no fraction and comes back as it was.
+ * per exponent e. m masks the fraction bits (every bit but the sign where
+ * |x| < 1, none from 2^M on, infinity and NaN included) and f = u & m is
+ * the fraction: u ^ f truncates toward zero, and where f is not zero and
+ * the sign is the rounding direction's, adding the entry's increment
+ * rounds away from zero, by one unit of the lowest integer bit (m + 1,
+ * whose carry into the exponent is right) or to 1.0 where |x| < 1. A NaN
+ * comes back with its quiet bit set, as numpy's ceil and floor give it;
+ * infinity comes back as it was. The tables take 2 KiB (float), 1 KiB
+ * (bfloat16) and 128 bytes (float16).
  */
-#define ONYX__RND_E(idx, EMAX) ((idx) & (EMAX))
-#define ONYX__RND_M(U, MB, BIAS, EMAX, e)                      \
+#define ONYX__RND_M(U, MB, BIAS, e)                            \
   ((e) < (BIAS)           ? (U) ~((U)1 << (sizeof(U) * 8 - 1)) \
-   : (e) == (EMAX)        ? (U)(((U)1 << (MB)) - 1u)           \
    : (e) >= (BIAS) + (MB) ? (U)0                               \
                           : (U)((((U)1 << (MB)) - 1u) >> (((e) - (BIAS)) & 31)))
-#define ONYX__RND_INC(U, MB, BIAS, EMAX, ONE, e) \
-  ((e) < (BIAS)    ? (U)(ONE)                    \
-   : (e) == (EMAX) ? (U)((U)1 << ((MB)-1))       \
-                   : (U)(ONYX__RND_M(U, MB, BIAS, EMAX, e) + 1u))
-/* The increment where the sign is the direction's (or a NaN), else 0. */
-#define ONYX__RND_DIR(U, MB, BIAS, EMAX, ONE, idx, neg)                \
-  (((idx) > (EMAX)) == (neg) || ONYX__RND_E(idx, EMAX) == (EMAX)       \
-       ? ONYX__RND_INC(U, MB, BIAS, EMAX, ONE, ONYX__RND_E(idx, EMAX)) \
-       : (U)0)
-#define ONYX__RND_ENTRY(U, MB, BIAS, EMAX, ONE, idx)                                             \
-  {ONYX__RND_M(U, MB, BIAS, EMAX, ONYX__RND_E(idx, EMAX)),                                       \
-   ONYX__RND_DIR(U, MB, BIAS, EMAX, ONE, idx, 0), ONYX__RND_DIR(U, MB, BIAS, EMAX, ONE, idx, 1), \
-   ONYX__RND_E(idx, EMAX) == (EMAX) ? ONYX__RND_M(U, MB, BIAS, EMAX, EMAX) : (U)0},
+#define ONYX__RND_ENTRY(U, MB, BIAS, ONE, e) \
+  {ONYX__RND_M(U, MB, BIAS, e), (e) < (BIAS) ? (U)(ONE) : (U)(ONYX__RND_M(U, MB, BIAS, e) + 1u)},
 
 #define ONYX__R2(F, b) F(b) F((b) + 1)
 #define ONYX__R8(F, b) ONYX__R2(F, b) ONYX__R2(F, (b) + 2) ONYX__R2(F, (b) + 4) ONYX__R2(F, (b) + 6)
@@ -263,42 +250,47 @@ ONYX__SCALAR_INT_TYPES(ONYX__INT_KERNELS)
   ONYX__R8(F, b) ONYX__R8(F, (b) + 8) ONYX__R8(F, (b) + 16) ONYX__R8(F, (b) + 24)
 #define ONYX__R128(F, b) \
   ONYX__R32(F, b) ONYX__R32(F, (b) + 32) ONYX__R32(F, (b) + 64) ONYX__R32(F, (b) + 96)
-#define ONYX__R512(F, b) \
-  ONYX__R128(F, b) ONYX__R128(F, (b) + 128) ONYX__R128(F, (b) + 256) ONYX__R128(F, (b) + 384)
 
-/* A format's fraction masks, Ceil's and Floor's increments, NaN payload masks. */
+/* A format's fraction masks and increments. */
 typedef struct onyx__rnd_uint16_t {
-  uint16_t m, ceil, floor, k;
+  uint16_t m, inc;
 } onyx__rnd_uint16_t;
 typedef struct onyx__rnd_uint32_t {
-  uint32_t m, ceil, floor, k;
+  uint32_t m, inc;
 } onyx__rnd_uint32_t;
 
-#define ONYX__F16_ENTRY(i)  ONYX__RND_ENTRY(uint16_t, 10, 15, 31, 0x3c00u, i)
-#define ONYX__BF16_ENTRY(i) ONYX__RND_ENTRY(uint16_t, 7, 127, 255, 0x3f80u, i)
-#define ONYX__F32_ENTRY(i)  ONYX__RND_ENTRY(uint32_t, 23, 127, 255, 0x3f800000u, i)
-static const onyx__rnd_uint16_t onyx__rnd_f16[64] = {ONYX__R32(ONYX__F16_ENTRY, 0)
-                                                         ONYX__R32(ONYX__F16_ENTRY, 32)};
-static const onyx__rnd_uint16_t onyx__rnd_bf16[512] = {ONYX__R512(ONYX__BF16_ENTRY, 0)};
-static const onyx__rnd_uint32_t onyx__rnd_f32[512] = {ONYX__R512(ONYX__F32_ENTRY, 0)};
+#define ONYX__F16_ENTRY(e)  ONYX__RND_ENTRY(uint16_t, 10, 15, 0x3c00u, e)
+#define ONYX__BF16_ENTRY(e) ONYX__RND_ENTRY(uint16_t, 7, 127, 0x3f80u, e)
+#define ONYX__F32_ENTRY(e)  ONYX__RND_ENTRY(uint32_t, 23, 127, 0x3f800000u, e)
+static const onyx__rnd_uint16_t onyx__rnd_f16[32] = {ONYX__R32(ONYX__F16_ENTRY, 0)};
+static const onyx__rnd_uint16_t onyx__rnd_bf16[256] = {ONYX__R128(ONYX__BF16_ENTRY, 0)
+                                                           ONYX__R128(ONYX__BF16_ENTRY, 128)};
+static const onyx__rnd_uint32_t onyx__rnd_f32[256] = {ONYX__R128(ONYX__F32_ENTRY, 0)
+                                                          ONYX__R128(ONYX__F32_ENTRY, 128)};
 
-/* X(short name, bit type, mantissa bits) */
-#define ONYX__RND_FORMATS(X) X(f16, uint16_t, 10) X(bf16, uint16_t, 7) X(f32, uint32_t, 23)
+/* X(short name, bit type, mantissa bits, largest exponent, infinity, quiet bit) */
+#define ONYX__RND_FORMATS(X)                   \
+  X(f16, uint16_t, 10, 31u, 0x7c00u, 0x0200u)  \
+  X(bf16, uint16_t, 7, 255u, 0x7f80u, 0x0040u) \
+  X(f32, uint32_t, 23, 255u, 0x7f800000u, 0x00400000u)
 
-#define ONYX__RND_KERNEL(tn, U, MB, op)                                      \
-  static inline U onyx__##op##_bits_##tn(U u, const void *q) {               \
-    const onyx__rnd_##U *e = &onyx__rnd_##tn[u >> (MB)];                     \
-    const U f = (U)(u & e->m);                                               \
-    (void)q;                                                                 \
-    return (U)((U)((U)(u ^ f) + (f != 0 ? e->op : 0u)) | (U)(f & e->k));     \
-  }                                                                          \
-  static void onyx__##tn##_v##op##__scalar(size_t n, const void *x, void *y, \
-                                           const onyx__kparams *params) {    \
-    (void)params;                                                            \
-    ONYX__LOOP(U, n, x, y, onyx__##op##_bits_##tn, NULL);                    \
+#define ONYX__RND_KERNEL(tn, U, MB, EMAX, INF, QUIET, op, neg)                             \
+  static inline U onyx__##op##_bits_##tn(U u, const void *q) {                             \
+    const onyx__rnd_##U *e = &onyx__rnd_##tn[(u >> (MB)) & (EMAX)];                        \
+    const U f = (U)(u & e->m), sign = (U)(u >> (sizeof(U) * 8 - 1));                       \
+    const U r = (U)((U)(u ^ f) + (U)(e->inc & ONYX__MASK(U, (f != 0) & (sign == (neg))))); \
+    const U a = (U)(u & (U)((U)(INF) | (U)((U)(INF)-1u)));                                 \
+    (void)q;                                                                               \
+    return (U)(r | (U)((QUIET)&ONYX__MASK(U, a > (U)(INF))));                              \
+  }                                                                                        \
+  static void onyx__##tn##_v##op##__scalar(size_t n, const void *x, void *y,               \
+                                           const onyx__kparams *params) {                  \
+    (void)params;                                                                          \
+    ONYX__LOOP(U, n, x, y, onyx__##op##_bits_##tn, NULL);                                  \
   }
-#define ONYX__RND_KERNELS(tn, U, MB) \
-  ONYX__RND_KERNEL(tn, U, MB, ceil) ONYX__RND_KERNEL(tn, U, MB, floor)
+#define ONYX__RND_KERNELS(tn, U, MB, EMAX, INF, QUIET)    \
+  ONYX__RND_KERNEL(tn, U, MB, EMAX, INF, QUIET, ceil, 0u) \
+  ONYX__RND_KERNEL(tn, U, MB, EMAX, INF, QUIET, floor, 1u)
 ONYX__RND_FORMATS(ONYX__RND_KERNELS)
 
 /* ---- double Ceil and Floor on bit patterns --------------------------------- */
