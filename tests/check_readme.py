@@ -11,6 +11,9 @@
 - where a page shows the WebAssembly build (the wasm32-wasi toolchain file
   in a code block), it names the Debian packages that toolchain file says
   it needs;
+- the README and scripts/example.sh describe the same graph, the one
+  examples/make_example.py builds (each "A -> B" an output of an A node
+  read by a B node);
 - with ONYX (the built command): docs/cli.md's synopsis of each command
   names the options, and only the options, of that command's --help usage.
 """
@@ -40,6 +43,28 @@ codes = re.findall(r'X\((\w+), (\d+), "([^"]*)"\)', header)
 rows = re.findall(r"^\| (\d+) \| `ONYX_(\w+)` \| (.*) \|$", readme, re.M)
 if [(n, v) for n, v, _ in codes] != [(n, v) for v, n, _ in rows]:
     failures.append(f"the README's error table does not match ONYX_STATUS_MAP: {rows} vs {codes}")
+
+# The bundled example's graph, as the README and scripts/example.sh say it.
+checks += 1
+nodes = re.findall(r'make_node\("(\w+)", \[([^\]]*)\], \[([^\]]*)\]',
+                   open(f"{root}/examples/make_example.py").read())
+edges = {(a, b) for a, _, outs in nodes for b, ins, _ in nodes
+         if set(re.findall(r'"(\w+)"', outs)) & set(re.findall(r'"(\w+)"', ins))}
+arrows = r"\w+(?:\s+->\s+\w+)+"
+said = {"README.md": re.search(r"`scripts/example\.sh` runs[\s\S]{0,200}?(" + arrows + ")", readme),
+        "scripts/example.sh": re.search(arrows, open(f"{root}/scripts/example.sh").read())}
+chains = {}
+for name, m in said.items():
+    if not m:
+        failures.append(f"{name} does not describe the example graph (A -> B -> ...)")
+        continue
+    chains[name] = re.split(r"\s+->\s+", m.group(1) if m.re.groups else m.group(0))
+    wrong = [f"{a} -> {b}" for a, b in zip(chains[name], chains[name][1:]) if (a, b) not in edges]
+    if wrong:
+        failures.append(f"{name} describes the example as {' -> '.join(chains[name])}, but "
+                        f"examples/make_example.py has no {', '.join(wrong)}")
+if len(set(map(tuple, chains.values()))) > 1:
+    failures.append(f"the README and scripts/example.sh describe different graphs: {chains}")
 
 pages = {"README.md": readme}
 for path in sorted(glob.glob(f"{root}/docs/*.md")):
