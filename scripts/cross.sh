@@ -15,9 +15,10 @@
 #                                 through onyx.wasm under Node's WASI, then
 #                                 the JavaScript package's tests (js/)
 #   windows                       x86-64 with mingw-w64, run under wine64:
-#                                 the conformance suites through onyx.exe and
+#                                 the conformance suites through onyx.exe,
 #                                 the Windows platform test (there is no
-#                                 cmocka for mingw-w64)
+#                                 cmocka for mingw-w64) and a program built
+#                                 against the package cmake --install makes
 #
 # The conformance suites are the generated spec, ops and graphs cases,
 # Debian's ONNX backend data (libonnx-testdata) and the bad-model suite.
@@ -186,6 +187,40 @@ build_checker() {
 # The Windows target: no cmocka for mingw-w64, so the programs that need
 # none (the bad-model checker, the Windows platform test) and the
 # conformance suites, all under wine64.
+# The Windows package as a user gets it: `cmake --install` into a fresh
+# prefix must hold onyx.dll in bin/ (beside the programs that load it), the
+# import library and the header, and none of the Linux-only parts (shared
+# objects or links to them, the Python package, which loads libonyx.so,
+# -pthread in onyx.pc). Then the README's example, compiled against the
+# prefix's include/ and import library alone, runs under wine with the
+# onyx.dll copied from the prefix's bin/ beside it.
+windows_install() {
+  local dir="$1" prefix="$root/$1/install" use="$root/$1/install-use" emu f out bad=0
+  read -r -a emu <<<"$(emulator_of "$dir")"
+  rm -rf "$prefix" "$use"
+  cmake --install "$dir" --prefix "$prefix" >"$dir/cross-install.log" 2>&1 ||
+    { cat "$dir/cross-install.log"; return 1; }
+  for f in bin/onyx.dll bin/onyx.exe lib/libonyx.dll.a lib/libonyx.a include/onyx.h \
+    lib/pkgconfig/onyx.pc lib/cmake/onyx/onyxConfig.cmake; do
+    [ -f "$prefix/$f" ] || { echo "  install    FAILED: $f is not installed"; bad=1; }
+  done
+  local linux
+  linux="$(cd "$prefix" && find . \( -name '*.so' -o -name '*.so.*' -o -name 'python*' \) -print | sed 's|^\./||')"
+  if grep -q -- '-pthread' "$prefix/lib/pkgconfig/onyx.pc"; then linux="$linux lib/pkgconfig/onyx.pc:-pthread"; fi
+  [ -z "$linux" ] || { echo "  install    FAILED: Linux-only parts installed: $linux" | tr '\n' ' '; echo; bad=1; }
+  [ "$bad" = 0 ] || return 1
+  mkdir -p "$use"
+  x86_64-w64-mingw32-gcc -std=c11 -O2 -Wall -Wextra -Werror -DONYX_DLL -I"$prefix/include" \
+    examples/example.c "$prefix/lib/libonyx.dll.a" -o "$use/example.exe" || return 1
+  cp "$prefix/bin/onyx.dll" "$use/"
+  if out="$("${emu[@]}" "$use/example.exe" 2>&1 | tr -d '\r')" && [ "$out" = "-2 -1 -0 0 1 2 2 2 " ]; then
+    echo "  install    $(cd "$prefix" && find . -type f | wc -l) files, bin/onyx.dll, no Linux-only parts; example against it: $out"
+  else
+    echo "  install    example against the installed package FAILED: $out"
+    return 1
+  fi
+}
+
 run_windows() {
   local dir="build-cross-windows" bad=0
   mkdir -p "$dir"
@@ -228,6 +263,7 @@ run_windows() {
     echo "  example    through onyx.dll FAILED: $out"
     bad=1
   fi
+  windows_install "$dir" || bad=1
   # wine 8.0 shows a Linux symbolic link as the file or folder it points
   # to, never as a reparse point, so the bad cases whose folder holds one
   # cannot pass under it; test_win32_os.exe checks the refusal wherever
