@@ -7,10 +7,13 @@
 #   bash bench/run.sh                   the full run (about 10 minutes on 2 cores)
 #   bash bench/run.sh --quick --no-ort  a smoke test: offline, seconds
 #   bash bench/run.sh --ops Clip --types float,int8 --sizes 1e6 --threads 1
+#   bash bench/run.sh --docs            the full run, its tables into docs/performance.md
 #
-# Every option but --no-ort and --help goes to onyx_bench (bench/onyx_bench.c;
-# `bash bench/run.sh --help` lists them). Results: the table on stdout,
-# bench/results.csv and bench/results.md (with the machine's description).
+# Every option but --no-ort, --docs and --help goes to onyx_bench
+# (bench/onyx_bench.c; `bash bench/run.sh --help` lists them). Results: the
+# table on stdout, bench/results.csv and bench/results.md (with the machine's
+# description and the date); with --docs, results.md also becomes the "Speed"
+# section of docs/performance.md (bench/docs_speed.py).
 #
 # Needs: cmake and a C compiler; /usr/bin/python3 with onnx and numpy
 # (Debian's python3-onnx, python3-numpy) to write the models; for ONNX
@@ -27,12 +30,14 @@ build="$here/build"
 models="$here/models"
 
 ort=1
+docs=0
 args=()
 for a in "$@"; do
   case "$a" in
     --no-ort) ort=0 ;;
+    --docs) docs=1 ;;
     -h | --help)
-      sed -n '3,19p' "$0" | sed 's/^# \{0,1\}//'
+      sed -n '3,22p' "$0" | sed 's/^# \{0,1\}//'
       echo
       ort=0
       args+=(--help)
@@ -139,6 +144,15 @@ if [[ " ${args[*]-} " != *" --quick "* ]]; then
   else
     log "the memory comparison failed"
     status=1
+  fi
+fi
+
+# 6. With --docs, the tables of a run that passed go to docs/performance.md.
+if ((docs)); then
+  if ((status == 0)); then
+    "$python" "$here/docs_speed.py" "$here/results.md" "$root/docs/performance.md" >&2 || status=1
+  else
+    log "the run failed, so docs/performance.md is left as it was"
   fi
 fi
 exit "$status"
