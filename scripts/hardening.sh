@@ -74,10 +74,14 @@ if want asan || want fuzz; then
       # runtime missing; the ordinary builds run those.
       # The label is matched whole, so that a new label that merely
       # contains the word does not drop tests from this step.
-      note "asan: ctest (all but the valgrind, install and Python tests)"
+      note "asan: ctest (all but the valgrind, install, Python, slow and reduced-build tests)"
       # Python cannot load a sanitized libonyx.so: every test labelled
       # python (python.*, example.custom_op.py) is left out by its label.
-      if ctest --test-dir "$out/asan" -LE '^(memcheck|python)$' -E '^ecosystem\.install$' \
+      # The slow tests (selftest.full: all 2^32 float32 patterns, over 15
+      # minutes sanitized; selftest.digests, which is numpy's) and the
+      # reduced builds (each builds its own unsanitized library) run in the
+      # ordinary gcc build; selftest.check runs the same code here.
+      if ctest --test-dir "$out/asan" -LE '^(memcheck|python|slow|buildconfig)$' -E '^ecosystem\.install$' \
           -j"$jobs" --output-on-failure >"$out/asan-ctest.log" 2>&1; then
         tail -n 3 "$out/asan-ctest.log"
       else
