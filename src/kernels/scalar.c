@@ -36,8 +36,8 @@ typedef uint64_t onyx__c_u64;
  *   X(NAME, short name, storage type, class, computing type, Clip rule,
  *     no-bound low, no-bound high)
  * The short name spells the type in kernel names (onyx__s32_vsign__scalar).
- * The class picks how an element is loaded into the computing type and
- * stored back (ONYX__LOAD_* and ONYX__RESULT_* below). A missing Clip bound
+ * The class picks how a Clip bound is loaded into the computing type
+ * (ONYX__LOAD_* below). A missing Clip bound
  * is the identity of its side, so "no bound" needs no separate code path.
  * The Clip rule names the element function: float16 has its own, because
  * numpy's float16 clip breaks ties between +0 and -0 the other way.
@@ -64,13 +64,12 @@ typedef uint64_t onyx__c_u64;
  * Loading, per class, for Clip's bounds and float's and double's own
  * kernels: native floats are themselves, halves widen to float32 exactly.
  */
-#define ONYX__LOAD_NATIVE(c, v)          (v)
-#define ONYX__RESULT_NATIVE(T, x, xc, r) (r)
-#define ONYX__ISNAN_NATIVE(v)            isnan(v)
-#define ONYX__LOAD_F16(c, v)             onyx__f16_to_f32(v)
-#define ONYX__ISNAN_F16(v)               isnan(v)
-#define ONYX__LOAD_BF16(c, v)            onyx__bf16_to_f32(v)
-#define ONYX__ISNAN_BF16(v)              isnan(v)
+#define ONYX__LOAD_NATIVE(c, v) (v)
+#define ONYX__ISNAN_NATIVE(v)   isnan(v)
+#define ONYX__LOAD_F16(c, v)    onyx__f16_to_f32(v)
+#define ONYX__ISNAN_F16(v)      isnan(v)
+#define ONYX__LOAD_BF16(c, v)   onyx__bf16_to_f32(v)
+#define ONYX__ISNAN_BF16(v)     isnan(v)
 
 /*
  * Native floats. Sign maps both zeros to +0 and returns a NaN itself, bits
@@ -89,51 +88,6 @@ static inline float onyx__sign_f32(float x) {
   }
 ONYX__NATIVE_CLIP(float, f32)
 ONYX__NATIVE_CLIP(double, f64)
-
-/* ---- Kernels, generated from the type lists ----------------------------- */
-
-/*
- * A kernel reads element i before it writes element i and touches no other
- * element in between, so x == y (in place) works; x and y are deliberately
- * not restrict-qualified. x and y may have any alignment (an initializer's
- * raw_data is used where it lies in the caller's bytes), so elements are
- * loaded and stored with memcpy, which compilers turn into one move.
- */
-#define ONYX__UNARY_KERNEL(tn, T, K, c, op)                                  \
-  static void onyx__##tn##_v##op##__scalar(size_t n, const void *x, void *y, \
-                                           const onyx__kparams *params) {    \
-    const unsigned char *src = x;                                            \
-    unsigned char *dst = y;                                                  \
-    (void)params;                                                            \
-    for (size_t i = 0; i < n; i++) {                                         \
-      T v;                                                                   \
-      memcpy(&v, src + i * sizeof v, sizeof v);                              \
-      const onyx__c_##c xc = ONYX__LOAD_##K(c, v);                           \
-      const T r = ONYX__RESULT_##K(T, v, xc, onyx__##op##_##c(xc));          \
-      memcpy(dst + i * sizeof r, &r, sizeof r);                              \
-    }                                                                        \
-  }
-
-#define ONYX__CLIP_KERNEL(tn, T, K, c, rule)                                 \
-  static void onyx__##tn##_vclip__scalar(size_t n, const void *x, void *y,   \
-                                         const onyx__kparams *params) {      \
-    const unsigned char *src = x;                                            \
-    unsigned char *dst = y;                                                  \
-    const onyx__c_##c lo = params->c.lo, hi = params->c.hi;                  \
-    for (size_t i = 0; i < n; i++) {                                         \
-      T v;                                                                   \
-      memcpy(&v, src + i * sizeof v, sizeof v);                              \
-      const onyx__c_##c xc = ONYX__LOAD_##K(c, v);                           \
-      const T r = ONYX__RESULT_##K(T, v, xc, onyx__clip_##rule(xc, lo, hi)); \
-      memcpy(dst + i * sizeof r, &r, sizeof r);                              \
-    }                                                                        \
-  }
-
-/* float's Sign and Clip and double's Clip; every other float kernel works
- * on bit patterns, below. */
-ONYX__UNARY_KERNEL(f32, float, NATIVE, f32, sign)
-ONYX__CLIP_KERNEL(f32, float, NATIVE, f32, f32)
-ONYX__CLIP_KERNEL(f64, double, NATIVE, f64, f64)
 
 /* ---- The loop ------------------------------------------------------------- */
 
@@ -175,6 +129,35 @@ ONYX__CLIP_KERNEL(f64, double, NATIVE, f64, f64)
 
 /* A mask of all ones where c (0 or 1) is 1. */
 #define ONYX__MASK(U, c) ((U)0 - (U)(c))
+
+/* ---- float's Sign and Clip, double's Clip, in their own type ------------ */
+
+typedef struct onyx__fprep_f32 {
+  float lo, hi;
+} onyx__fprep_f32;
+typedef struct onyx__fprep_f64 {
+  double lo, hi;
+} onyx__fprep_f64;
+
+static inline float onyx__sign_elem_f32(float v, const void *q) {
+  (void)q;
+  return onyx__sign_f32(v);
+}
+static void onyx__f32_vsign__scalar(size_t n, const void *x, void *y, const onyx__kparams *params) {
+  (void)params;
+  ONYX__LOOP(float, n, x, y, onyx__sign_elem_f32, NULL);
+}
+#define ONYX__NATIVE_CLIP_KERNEL(tn, T)                                    \
+  static inline T onyx__clip_elem_##tn(T v, const onyx__fprep_##tn *q) {   \
+    return onyx__clip_##tn(v, q->lo, q->hi);                               \
+  }                                                                        \
+  static void onyx__##tn##_vclip__scalar(size_t n, const void *x, void *y, \
+                                         const onyx__kparams *params) {    \
+    const onyx__fprep_##tn q = {params->tn.lo, params->tn.hi};             \
+    ONYX__LOOP(T, n, x, y, onyx__clip_elem_##tn, &q);                      \
+  }
+ONYX__NATIVE_CLIP_KERNEL(f32, float)
+ONYX__NATIVE_CLIP_KERNEL(f64, double)
 
 /* ---- Integers ------------------------------------------------------------- */
 
