@@ -16,15 +16,15 @@ target_link_libraries(onyx_bench_smoke PRIVATE onyx_static m Threads::Threads)
 onyx_bench_use_xnnpack(onyx_bench_smoke)
 
 set(ONYX_BENCH_MODELS ${CMAKE_CURRENT_BINARY_DIR}/bench_models)
-add_test(NAME bench.smoke.models
+add_test(NAME onyx.bench.smoke.models
   COMMAND ${ONYX_PYTHON} ${ONYX_BENCH_DIR}/gen_models.py ${ONYX_BENCH_MODELS})
-set_tests_properties(bench.smoke.models PROPERTIES FIXTURES_SETUP onyx_bench_models)
-add_test(NAME bench.smoke
+set_tests_properties(onyx.bench.smoke.models PROPERTIES FIXTURES_SETUP onyx_bench_models)
+add_test(NAME onyx.bench.smoke
   COMMAND onyx_bench_smoke --quick --no-ort --threads 1 --models ${ONYX_BENCH_MODELS}
     --ops Ceil,Floor,Clip,Sign --types float,float16,int8)
-set_tests_properties(bench.smoke PROPERTIES FIXTURES_REQUIRED onyx_bench_models)
+set_tests_properties(onyx.bench.smoke PROPERTIES FIXTURES_REQUIRED onyx_bench_models)
 if(ONYX_BENCH_HAS_XNNPACK)
-  set_tests_properties(bench.smoke PROPERTIES
+  set_tests_properties(onyx.bench.smoke PROPERTIES
     FAIL_REGULAR_EXPRESSION
     "going on without XNNPACK;XNNPACK n/a;XNNPACK DIFFERENT;XNNPACK kernel DIFF;XNNPACK FAILED")
 endif()

@@ -66,7 +66,7 @@ target_link_libraries(check_bad_models PRIVATE onyx_static)
 # programs through the toolchain's Node runner. scripts/cross.sh wasm runs
 # the conformance suites as well.
 enable_testing()
-add_test(NAME wasm.kernels COMMAND check_kernels)
-add_test(NAME wasm.version COMMAND onyx --version)
-set_tests_properties(wasm.version PROPERTIES PASS_REGULAR_EXPRESSION "isa wasm-simd128\\)")
-add_test(NAME wasm.js COMMAND bash ${PROJECT_SOURCE_DIR}/js/build.sh --test ${PROJECT_BINARY_DIR})
+add_test(NAME onyx.wasm.kernels COMMAND check_kernels)
+add_test(NAME onyx.wasm.version COMMAND onyx --version)
+set_tests_properties(onyx.wasm.version PROPERTIES PASS_REGULAR_EXPRESSION "isa wasm-simd128\\)")
+add_test(NAME onyx.wasm.js COMMAND bash ${PROJECT_SOURCE_DIR}/js/build.sh --test ${PROJECT_BINARY_DIR})

@@ -340,7 +340,7 @@ names = [t["name"] for t in tests
          if t.get("command", [""])[0] != sys.argv[1] and not setup(t)]
 # memory.run starts the target onyx itself (fork and exec), which needs
 # binfmt_misc, and measures the emulator'"'"'s memory rather than onyx'"'"'s.
-names += [t["name"] for t in tests if t["name"] == "memory.run"]
+names += [t["name"] for t in tests if t["name"] == "onyx.memory.run"]
 print("^(" + "|".join(re.escape(n) for n in names) + ")$")' "${emu[0]}"
 }
 

@@ -81,7 +81,7 @@ if want asan || want fuzz; then
       # minutes sanitized; selftest.digests, which is numpy's) and the
       # reduced builds (each builds its own unsanitized library) run in the
       # ordinary gcc build; selftest.check runs the same code here.
-      if ctest --test-dir "$out/asan" -LE '^(memcheck|python|slow|buildconfig)$' -E '^ecosystem\.install$' \
+      if ctest --test-dir "$out/asan" -LE '^(memcheck|python|slow|buildconfig)$' -E '^onyx\.ecosystem\.install$' \
           -j"$jobs" --output-on-failure >"$out/asan-ctest.log" 2>&1; then
         tail -n 3 "$out/asan-ctest.log"
       else
@@ -177,7 +177,7 @@ unset ASAN_OPTIONS UBSAN_OPTIONS
 if want tsan; then
   note "tsan: build (clang, -fsanitize=thread) and the thread tests"
   t0=$SECONDS
-  tsan_tests='^(unit\.test_(concurrency|pool|session)|conformance\.graphs(\.threads_[0-9]+)?'
+  tsan_tests='^onyx\.(unit\.test_(concurrency|pool|session)|conformance\.graphs(\.threads_[0-9]+)?'
   tsan_tests+='|fuzz\.replay\.model\.seeds)$'
   if CC=clang cmake -S . -B "$out/tsan" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
       "-DCMAKE_C_FLAGS=-fsanitize=thread -fno-omit-frame-pointer" >"$out/tsan-configure.log" &&

@@ -77,9 +77,9 @@ endif()
 
 # ---- CTest tests ----------------------------------------------------------
 foreach(group spec ops graphs)
-  add_test(NAME conformance.${group}
+  add_test(NAME onyx.conformance.${group}
     COMMAND $<TARGET_FILE:onyx> test ${ONYX_GENERATED_DIR}/${group})
-  set_tests_properties(conformance.${group} PROPERTIES LABELS conformance)
+  set_tests_properties(onyx.conformance.${group} PROPERTIES LABELS conformance)
 endforeach()
 
 # The comparison the conformance tests rely on: `onyx test` must accept any
@@ -88,17 +88,17 @@ endforeach()
 # last element, high int64 bits, one low bit of bfloat16 / float16, a
 # second data set, a second output). The names match RUNNER_FAIL in
 # tests/gen/gen_cases.py.
-add_test(NAME conformance.runner.pass
+add_test(NAME onyx.conformance.runner.pass
   COMMAND $<TARGET_FILE:onyx> test ${ONYX_GENERATED_DIR}/runner/pass)
-set_tests_properties(conformance.runner.pass PROPERTIES LABELS "conformance;runner")
+set_tests_properties(onyx.conformance.runner.pass PROPERTIES LABELS "conformance;runner")
 foreach(name neg_zero_for_pos_zero number_for_nan nan_for_number wrong_dtype wrong_shape
     wrong_rank last_element int64_high_bits bfloat16_low_bit float16_low_bit second_dataset
     second_output)
-  add_test(NAME conformance.runner.fail.${name}
+  add_test(NAME onyx.conformance.runner.fail.${name}
     COMMAND ${CMAKE_COMMAND} -DEXPECT_RC=1 "-DEXPECT_REGEX=0 passed, 1 failed"
       "-DCOMMAND=$<TARGET_FILE:onyx>|test|${ONYX_GENERATED_DIR}/runner/fail/${name}"
       -P ${ONYX_EXPECT_SCRIPT})
-  set_tests_properties(conformance.runner.fail.${name} PROPERTIES LABELS "conformance;runner")
+  set_tests_properties(onyx.conformance.runner.fail.${name} PROPERTIES LABELS "conformance;runner")
 endforeach()
 
 # The kernels at every ISA level (ONYX_ISA lowers the detected level; a level
@@ -106,9 +106,9 @@ endforeach()
 if(ONYX_HAVE_X86)
   foreach(isa scalar sse41 avx2 avx512)
     foreach(group ops graphs)
-      add_test(NAME conformance.${group}.isa_${isa}
+      add_test(NAME onyx.conformance.${group}.isa_${isa}
         COMMAND $<TARGET_FILE:onyx> test ${ONYX_GENERATED_DIR}/${group})
-      set_tests_properties(conformance.${group}.isa_${isa} PROPERTIES
+      set_tests_properties(onyx.conformance.${group}.isa_${isa} PROPERTIES
         ENVIRONMENT ONYX_ISA=${isa} LABELS "conformance;isa")
     endforeach()
   endforeach()
@@ -116,9 +116,9 @@ endif()
 
 # Thread counts: the large graph cases split work across workers.
 foreach(threads 1 3 8)
-  add_test(NAME conformance.graphs.threads_${threads}
+  add_test(NAME onyx.conformance.graphs.threads_${threads}
     COMMAND $<TARGET_FILE:onyx> test --threads ${threads} ${ONYX_GENERATED_DIR}/graphs)
-  set_tests_properties(conformance.graphs.threads_${threads} PROPERTIES
+  set_tests_properties(onyx.conformance.graphs.threads_${threads} PROPERTIES
     LABELS "conformance;threads")
 endforeach()
 
@@ -148,11 +148,11 @@ if(NOT IS_DIRECTORY ${ONYX_TESTDATA_DIR})
   message(WARNING "onyx tests: ${ONYX_TESTDATA_DIR} does not exist, so conformance.debian "
     "will fail (Debian: apt-get install libonnx-testdata, or set ONYX_TESTDATA_DIR)")
 endif()
-add_test(NAME conformance.debian COMMAND $<TARGET_FILE:onyx> test ${ONYX_DEBIAN_CASES})
-set_tests_properties(conformance.debian PROPERTIES LABELS conformance)
+add_test(NAME onyx.conformance.debian COMMAND $<TARGET_FILE:onyx> test ${ONYX_DEBIAN_CASES})
+set_tests_properties(onyx.conformance.debian PROPERTIES LABELS conformance)
 
-add_test(NAME bad_models COMMAND check_bad_models ${ONYX_GENERATED_DIR}/bad)
-set_tests_properties(bad_models PROPERTIES LABELS conformance)
+add_test(NAME onyx.bad_models COMMAND check_bad_models ${ONYX_GENERATED_DIR}/bad)
+set_tests_properties(onyx.bad_models PROPERTIES LABELS conformance)
 
 # The same under valgrind: every error path must free what it allocated.
 find_program(ONYX_VALGRIND valgrind)
@@ -160,10 +160,10 @@ if(ONYX_VALGRIND)
   set(ONYX_MEMCHECK ${ONYX_VALGRIND} --quiet --error-exitcode=99 --leak-check=full
     --errors-for-leak-kinds=definite,indirect,possible
     --show-leak-kinds=definite,indirect,possible)
-  add_test(NAME bad_models.memcheck
+  add_test(NAME onyx.bad_models.memcheck
     COMMAND ${ONYX_MEMCHECK} $<TARGET_FILE:check_bad_models> ${ONYX_GENERATED_DIR}/bad)
   foreach(group spec ops graphs)
-    add_test(NAME conformance.${group}.memcheck
+    add_test(NAME onyx.conformance.${group}.memcheck
       COMMAND ${ONYX_MEMCHECK} $<TARGET_FILE:onyx> test --threads 3
         ${ONYX_GENERATED_DIR}/${group})
   endforeach()
@@ -172,8 +172,8 @@ if(ONYX_VALGRIND)
   # so it would report the pool's correct hand-offs as races.
   # These report memory errors, leaks and races only (valgrind's "==PID=="
   # lines); wrong results are the plain tests' business.
-  set_tests_properties(bad_models.memcheck conformance.spec.memcheck conformance.ops.memcheck
-    conformance.graphs.memcheck PROPERTIES
+  set_tests_properties(onyx.bad_models.memcheck onyx.conformance.spec.memcheck onyx.conformance.ops.memcheck
+    onyx.conformance.graphs.memcheck PROPERTIES
     LABELS memcheck TIMEOUT 900
     PASS_REGULAR_EXPRESSION "[0-9]+ passed, [0-9]+ failed"
     FAIL_REGULAR_EXPRESSION "==[0-9]+==")
@@ -187,9 +187,9 @@ string(CONCAT ONYX_EXAMPLE_OUTPUT
   "clipped: float \\[8\\]${ONYX_WS}\\[-2, +-1, +-0, +0, +1, +2, +2, +2\\]${ONYX_WS}"
   "sign: float \\[8\\]${ONYX_WS}\\[-1, +-1, +0, +0, +1, +1, +1, +1\\]${ONYX_WS}"
   "floor: float \\[8\\]${ONYX_WS}\\[-4, +-2, +-1, +0, +0, +1, +2, +5\\]")
-add_test(NAME example.readme
+add_test(NAME onyx.example.readme
   COMMAND ${CMAKE_COMMAND} -DEXPECT_RC=0 "-DEXPECT_REGEX=${ONYX_EXAMPLE_OUTPUT}"
     "-DCOMMAND=$<TARGET_FILE:onyx>|run|examples/chain.onnx|--input|x=examples/chain_input_x.pb"
     -P ${ONYX_EXPECT_SCRIPT}
   WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
-set_tests_properties(example.readme PROPERTIES LABELS example)
+set_tests_properties(onyx.example.readme PROPERTIES LABELS example)

@@ -32,22 +32,22 @@ if(TARGET test_npy)
   if(TARGET onyx_eco_fixtures)
     add_dependencies(test_npy onyx_eco_fixtures)
   endif()
-  set_tests_properties(unit.test_npy PROPERTIES LABELS "ecosystem;cli")
+  set_tests_properties(onyx.unit.test_npy PROPERTIES LABELS "ecosystem;cli")
 endif()
 
 # ---- Version, exports, installation -----------------------------------------
-add_test(NAME ecosystem.version
+add_test(NAME onyx.ecosystem.version
   COMMAND ${CMAKE_COMMAND} -DVERSION=${PROJECT_VERSION}
     -DHEADER=${PROJECT_SOURCE_DIR}/include/onyx.h -DONYX=$<TARGET_FILE:onyx>
     -DMAN=${PROJECT_SOURCE_DIR}/man/onyx.1 -DDOXYFILE=${PROJECT_SOURCE_DIR}/docs/Doxyfile
     -DPACKAGE_JSON=${PROJECT_SOURCE_DIR}/js/package.json -P ${ONYX_CHECKS}/version.cmake)
 
-add_test(NAME ecosystem.exports
+add_test(NAME onyx.ecosystem.exports
   COMMAND ${CMAKE_COMMAND} -DLIB=$<TARGET_FILE:onyx_shared>
     -DHEADER=${PROJECT_SOURCE_DIR}/include/onyx.h -DNM=${CMAKE_NM}
     -P ${ONYX_CHECKS}/exports.cmake)
 
-add_test(NAME ecosystem.install
+add_test(NAME onyx.ecosystem.install
   COMMAND ${CMAKE_COMMAND} -DBUILD_DIR=${PROJECT_BINARY_DIR}
     -DWORK_DIR=${ONYX_ECO_DIR}/install -DSOURCE_DIR=${PROJECT_SOURCE_DIR}
     -DVERSION=${PROJECT_VERSION} -DVERSION_MAJOR=${PROJECT_VERSION_MAJOR}
@@ -58,9 +58,9 @@ add_test(NAME ecosystem.install
     -DOBJDUMP=${CMAKE_OBJDUMP} -DCASE=${ONYX_TESTDATA_DIR}/node/test_ceil
     -DPYTHON=${ONYX_PYTHON} -DPYDIR=${ONYX_PYTHON_INSTALL_DIR} "-DDL_LIBS=${CMAKE_DL_LIBS}"
     -P ${ONYX_CHECKS}/install.cmake)
-set_tests_properties(ecosystem.version ecosystem.exports ecosystem.install PROPERTIES
+set_tests_properties(onyx.ecosystem.version onyx.ecosystem.exports onyx.ecosystem.install PROPERTIES
   LABELS ecosystem)
-set_tests_properties(ecosystem.install PROPERTIES TIMEOUT 600)
+set_tests_properties(onyx.ecosystem.install PROPERTIES TIMEOUT 600)
 
 # ---- The onyx command: bench --------------------------------------------------
 set(ONYX_US "[0-9]+\\.[0-9]+ us")
@@ -73,7 +73,7 @@ string(CONCAT ONYX_BENCH_OUTPUT
   "latency: median ${ONYX_US}, p90 ${ONYX_US}, p99 ${ONYX_US} "
   "\\(min ${ONYX_US}, mean ${ONYX_US}, max ${ONYX_US}\\)\n"
   "throughput: [0-9.]+ runs/s, [0-9.]+ GB/s \\(128 bytes of inputs and outputs per run\\)\n$")
-add_test(NAME cli.bench.example
+add_test(NAME onyx.cli.bench.example
   COMMAND ${CMAKE_COMMAND} -DEXPECT_RC=0 "-DEXPECT_STDOUT=^${ONYX_BENCH_OUTPUT}"
     "-DCOMMAND=$<TARGET_FILE:onyx>|bench|examples/chain.onnx|--runs|50|--warmup|2"
     -P ${ONYX_CHECKS}/expect.cmake
@@ -88,7 +88,7 @@ string(CONCAT ONYX_PER_NODE_OUTPUT
   "  node 4 Sign 'sign_clipped' float \\[8\\] \\(onyx, pass 0 of 3 nodes\\): median [^\n]*\n"
   "  node 5 Floor 'floor_x' float \\[8\\] \\(onyx\\): median [^\n]*\n"
   "  2 nodes folded when the session was created, not run\n$")
-add_test(NAME cli.bench.per_node
+add_test(NAME onyx.cli.bench.per_node
   COMMAND ${CMAKE_COMMAND} -DEXPECT_RC=0 "-DEXPECT_STDOUT=${ONYX_PER_NODE_OUTPUT}"
     "-DCOMMAND=$<TARGET_FILE:onyx>|bench|--per-node|--runs=20|--threads|2|--isa|scalar|\
 examples/chain.onnx"
@@ -97,23 +97,23 @@ examples/chain.onnx"
 
 # A symbolic dimension without --shape: a usage error that names it; with it,
 # a run of that shape.
-add_test(NAME cli.bench.missing_shape
+add_test(NAME onyx.cli.bench.missing_shape
   COMMAND ${CMAKE_COMMAND} -DEXPECT_RC=2
     "-DEXPECT_STDERR=input 'x': dimension 0 is the symbolic 'N': give its size with --shape N=SIZE"
     "-DCOMMAND=$<TARGET_FILE:onyx>|bench|${ONYX_ECO_DIR}/models/symbolic.onnx|--runs|3"
     -P ${ONYX_CHECKS}/expect.cmake)
-add_test(NAME cli.bench.shape
+add_test(NAME onyx.cli.bench.shape
   COMMAND ${CMAKE_COMMAND} -DEXPECT_RC=0 "-DEXPECT_STDOUT=\ninputs: x float \\[7, 3\\]\n"
     "-DCOMMAND=$<TARGET_FILE:onyx>|bench|${ONYX_ECO_DIR}/models/symbolic.onnx|--runs|3|--shape|N=7"
     -P ${ONYX_CHECKS}/expect.cmake)
 # A run longer than a second shows the progress line, updated with '\r'.
-add_test(NAME cli.bench.progress
+add_test(NAME onyx.cli.bench.progress
   COMMAND ${CMAKE_COMMAND} -DEXPECT_RC=0 "-DEXPECT_STDERR=\ronyx bench: [0-9]+ runs, 1\\.[0-9] s"
     "-DCOMMAND=$<TARGET_FILE:onyx>|bench|examples/chain.onnx|--duration|1.5|--progress"
     -P ${ONYX_CHECKS}/expect.cmake
   WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
-set_tests_properties(cli.bench.example cli.bench.per_node cli.bench.missing_shape
-  cli.bench.shape cli.bench.progress PROPERTIES LABELS cli)
+set_tests_properties(onyx.cli.bench.example onyx.cli.bench.per_node onyx.cli.bench.missing_shape
+  onyx.cli.bench.shape onyx.cli.bench.progress PROPERTIES LABELS cli)
 
 # ---- Python ---------------------------------------------------------------------
 # Debian's /usr/bin/python3 with python3-numpy and python3-onnx, the package
@@ -130,8 +130,8 @@ if(ONYX_PYTHON)
   foreach(src ${ONYX_PYTHON_TESTS})
     get_filename_component(name ${src} NAME_WE)
     string(REGEX REPLACE "^test_" "" name "${name}")
-    add_test(NAME python.${name} COMMAND ${ONYX_PYTHON} -B ${src} -v)
-    set_tests_properties(python.${name} PROPERTIES LABELS python
+    add_test(NAME onyx.python.${name} COMMAND ${ONYX_PYTHON} -B ${src} -v)
+    set_tests_properties(onyx.python.${name} PROPERTIES LABELS python
       ENVIRONMENT "${ONYX_PYTHON_ENV}")
   endforeach()
 else()
@@ -142,11 +142,11 @@ endif()
 # `pip install` of a copy of the tree into a venv, offline, and `python3 -m
 # build` (cmake/checks/pip.cmake); each builds libonyx into the package.
 if(ONYX_PYTHON AND NOT CMAKE_CROSSCOMPILING)
-  add_test(NAME ecosystem.pip
+  add_test(NAME onyx.ecosystem.pip
     COMMAND ${CMAKE_COMMAND} -DSOURCE_DIR=${PROJECT_SOURCE_DIR} -DWORK_DIR=${ONYX_ECO_DIR}/pip
       -DPYTHON=${ONYX_PYTHON} -DVERSION=${PROJECT_VERSION} -DVERSION_MAJOR=${PROJECT_VERSION_MAJOR}
       -P ${ONYX_CHECKS}/pip.cmake)
-  set_tests_properties(ecosystem.pip PROPERTIES LABELS "ecosystem;python" TIMEOUT 900
+  set_tests_properties(onyx.ecosystem.pip PROPERTIES LABELS "ecosystem;python" TIMEOUT 900
     SKIP_REGULAR_EXPRESSION "^SKIP: ")
 endif()
 
@@ -159,37 +159,37 @@ if(ONYX_PYTHON)
   execute_process(COMMAND ${ONYX_PYTHON} -c "import mypy" RESULT_VARIABLE ONYX_NO_MYPY
     OUTPUT_QUIET ERROR_QUIET)
   if(ONYX_NO_MYPY)
-    add_test(NAME ecosystem.mypy COMMAND ${CMAKE_COMMAND} -E echo
+    add_test(NAME onyx.ecosystem.mypy COMMAND ${CMAKE_COMMAND} -E echo
       "skipped: ${ONYX_PYTHON} has no mypy (Debian: apt-get install mypy)")
-    set_tests_properties(ecosystem.mypy PROPERTIES SKIP_REGULAR_EXPRESSION "^skipped: ")
+    set_tests_properties(onyx.ecosystem.mypy PROPERTIES SKIP_REGULAR_EXPRESSION "^skipped: ")
   else()
-    add_test(NAME ecosystem.mypy
+    add_test(NAME onyx.ecosystem.mypy
       COMMAND ${ONYX_PYTHON} -m mypy --strict --cache-dir ${ONYX_ECO_DIR}/mypy
         python/onyx tests/python/typed_api.py tests/python/installed_use.py
       WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
-    set_tests_properties(ecosystem.mypy PROPERTIES ENVIRONMENT "MYPYPATH=${PROJECT_SOURCE_DIR}/python")
+    set_tests_properties(onyx.ecosystem.mypy PROPERTIES ENVIRONMENT "MYPYPATH=${PROJECT_SOURCE_DIR}/python")
   endif()
-  add_test(NAME ecosystem.typed_api
+  add_test(NAME onyx.ecosystem.typed_api
     COMMAND ${ONYX_PYTHON} -B ${CMAKE_CURRENT_SOURCE_DIR}/python/typed_api.py
       ${PROJECT_SOURCE_DIR}/examples/chain.onnx)
-  set_tests_properties(ecosystem.typed_api PROPERTIES ENVIRONMENT "${ONYX_PYTHON_ENV}")
-  set_tests_properties(ecosystem.mypy ecosystem.typed_api PROPERTIES LABELS "ecosystem;python")
+  set_tests_properties(onyx.ecosystem.typed_api PROPERTIES ENVIRONMENT "${ONYX_PYTHON_ENV}")
+  set_tests_properties(onyx.ecosystem.mypy onyx.ecosystem.typed_api PROPERTIES LABELS "ecosystem;python")
 endif()
 
 # ---- Documentation ------------------------------------------------------------
-add_test(NAME docs.man
+add_test(NAME onyx.docs.man
   COMMAND ${CMAKE_COMMAND} -DONYX=$<TARGET_FILE:onyx> -DMAN=${PROJECT_SOURCE_DIR}/man/onyx.1
     -P ${ONYX_CHECKS}/man.cmake)
-add_test(NAME docs.errors
+add_test(NAME onyx.docs.errors
   COMMAND ${CMAKE_COMMAND} -DHEADER=${PROJECT_SOURCE_DIR}/include/onyx.h
     -DDOC=${PROJECT_SOURCE_DIR}/docs/errors.md -P ${ONYX_CHECKS}/errors.cmake)
-set_tests_properties(docs.man docs.errors PROPERTIES LABELS docs)
+set_tests_properties(onyx.docs.man onyx.docs.errors PROPERTIES LABELS docs)
 find_program(ONYX_DOXYGEN doxygen)
 if(ONYX_DOXYGEN)
-  add_test(NAME docs.doxygen
+  add_test(NAME onyx.docs.doxygen
     COMMAND ${CMAKE_COMMAND} -DDOXYGEN=${ONYX_DOXYGEN} -DSOURCE_DIR=${PROJECT_SOURCE_DIR}
       -DOUT=${ONYX_ECO_DIR}/doxygen -P ${ONYX_CHECKS}/doxygen.cmake)
-  set_tests_properties(docs.doxygen PROPERTIES LABELS docs)
+  set_tests_properties(onyx.docs.doxygen PROPERTIES LABELS docs)
 else()
   message(STATUS "onyx tests: doxygen not found, so docs.doxygen is not registered "
     "(Debian: apt-get install doxygen)")
@@ -198,8 +198,8 @@ endif()
 # ---- onyx as a subproject: add_subdirectory and FetchContent parents ----------
 # Skipped in cross builds: the parent would build for the host.
 if(NOT CMAKE_CROSSCOMPILING)
-  add_test(NAME ecosystem.subproject
+  add_test(NAME onyx.ecosystem.subproject
     COMMAND ${CMAKE_COMMAND} -DSOURCE_DIR=${PROJECT_SOURCE_DIR} -DWORK_DIR=${ONYX_ECO_DIR}/subproject
       -DGENERATOR=${CMAKE_GENERATOR} -P ${ONYX_CHECKS}/subproject.cmake)
-  set_tests_properties(ecosystem.subproject PROPERTIES LABELS ecosystem TIMEOUT 900)
+  set_tests_properties(onyx.ecosystem.subproject PROPERTIES LABELS ecosystem TIMEOUT 900)
 endif()

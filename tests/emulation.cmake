@@ -16,7 +16,7 @@
 # unit.test_simd checks the kernels natively, or lacks AVX2. On a CPU with
 # AVX-512 but not AVX512-FP16 it checks only the AVX512-FP16 kernels.
 
-set(ONYX_EMU_TEST unit.test_simd.emulated_avx512)
+set(ONYX_EMU_TEST onyx.unit.test_simd.emulated_avx512)
 
 find_path(ONYX_SIMDE_INCLUDE_DIR simde/x86/avx512.h
   DOC "SIMDe headers (Debian's libsimde-dev), for the AVX-512 emulation test")

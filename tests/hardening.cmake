@@ -40,9 +40,9 @@ foreach(target ${ONYX_FUZZ_TARGETS})
   # LLVMFuzzerTestOneInput. Every input that once broke onyx is a file in
   # tests/regress/<target>/ and is replayed by every build.
   onyx_fuzz_executable(fuzz_${target}_replay ${target} ${PROJECT_SOURCE_DIR}/fuzz/replay.c)
-  add_test(NAME fuzz.replay.${target}
+  add_test(NAME onyx.fuzz.replay.${target}
     COMMAND fuzz_${target}_replay ${CMAKE_CURRENT_SOURCE_DIR}/regress/${target})
-  set_tests_properties(fuzz.replay.${target} PROPERTIES LABELS fuzz)
+  set_tests_properties(onyx.fuzz.replay.${target} PROPERTIES LABELS fuzz)
   if(ONYX_FUZZ)
     onyx_fuzz_executable(fuzz_${target} ${target})
     target_compile_options(fuzz_${target} PRIVATE -fsanitize=fuzzer)
@@ -72,9 +72,9 @@ target_compile_definitions(fuzz_model_mutator_check PRIVATE _POSIX_C_SOURCE=2008
 target_link_libraries(fuzz_model_mutator_check PRIVATE onyx_static)
 set(ONYX_FUZZ_MUTATOR_INPUTS ${PROJECT_SOURCE_DIR}/examples ${CMAKE_CURRENT_SOURCE_DIR}/regress/model
   ${ONYX_GENERATED_DIR}/graphs ${ONYX_GENERATED_DIR}/spec)
-add_test(NAME fuzz.mutator.model
+add_test(NAME onyx.fuzz.mutator.model
   COMMAND fuzz_model_mutator_check --suffix .onnx ${ONYX_FUZZ_MUTATOR_INPUTS})
-set_tests_properties(fuzz.mutator.model PROPERTIES LABELS fuzz)
+set_tests_properties(onyx.fuzz.mutator.model PROPERTIES LABELS fuzz)
 if(ONYX_FUZZ)
   onyx_fuzz_executable(fuzz_model_graph model ${ONYX_FUZZ_MUTATOR})
   target_compile_options(fuzz_model_graph PRIVATE -fsanitize=fuzzer)
@@ -91,14 +91,14 @@ foreach(dir ${ONYX_DEBIAN_CASES})
 endforeach()
 # The checked-in corpus (fuzz/corpus/model, the minimized finds of earlier
 # runs, from which scripts/hardening.sh starts).
-add_test(NAME fuzz.replay.model.corpus
+add_test(NAME onyx.fuzz.replay.model.corpus
   COMMAND fuzz_model_replay ${PROJECT_SOURCE_DIR}/fuzz/corpus/model)
-set_tests_properties(fuzz.replay.model.corpus PROPERTIES LABELS fuzz)
-add_test(NAME fuzz.replay.model.seeds
+set_tests_properties(onyx.fuzz.replay.model.corpus PROPERTIES LABELS fuzz)
+add_test(NAME onyx.fuzz.replay.model.seeds
   COMMAND fuzz_model_replay --suffix .onnx ${ONYX_FUZZ_SEED_DIRS})
-add_test(NAME fuzz.replay.tensor.seeds
+add_test(NAME onyx.fuzz.replay.tensor.seeds
   COMMAND fuzz_tensor_replay --suffix .pb ${ONYX_FUZZ_SEED_DIRS})
-set_tests_properties(fuzz.replay.model.seeds fuzz.replay.tensor.seeds PROPERTIES LABELS fuzz)
+set_tests_properties(onyx.fuzz.replay.model.seeds onyx.fuzz.replay.tensor.seeds PROPERTIES LABELS fuzz)
 
 # ---- valgrind -------------------------------------------------------------
 # The existing *.memcheck tests (conformance.cmake) cover the bad models and
@@ -118,35 +118,36 @@ if(ONYX_VALGRIND)
     if(name MATCHES "^test_(half|kernels|simd|concurrency)$" AND NOT ONYX_MEMCHECK_SLOW)
       continue()
     endif()
-    add_test(NAME unit.${name}.memcheck COMMAND ${ONYX_MEMCHECK_STRICT} $<TARGET_FILE:${name}>)
-    list(APPEND ONYX_MEMCHECK_TESTS unit.${name}.memcheck)
+    add_test(NAME onyx.unit.${name}.memcheck COMMAND ${ONYX_MEMCHECK_STRICT} $<TARGET_FILE:${name}>)
+    list(APPEND ONYX_MEMCHECK_TESTS onyx.unit.${name}.memcheck)
   endforeach()
-  add_test(NAME conformance.debian.memcheck
+  add_test(NAME onyx.conformance.debian.memcheck
     COMMAND ${ONYX_MEMCHECK_STRICT} $<TARGET_FILE:onyx> test --threads 3 ${ONYX_DEBIAN_CASES})
-  set_tests_properties(conformance.debian.memcheck PROPERTIES
+  set_tests_properties(onyx.conformance.debian.memcheck PROPERTIES
     PASS_REGULAR_EXPRESSION "[0-9]+ passed, 0 failed")
-  list(APPEND ONYX_MEMCHECK_TESTS conformance.debian.memcheck)
+  list(APPEND ONYX_MEMCHECK_TESTS onyx.conformance.debian.memcheck)
   foreach(target ${ONYX_FUZZ_TARGETS})
-    add_test(NAME fuzz.replay.${target}.memcheck
+    add_test(NAME onyx.fuzz.replay.${target}.memcheck
       COMMAND ${ONYX_MEMCHECK_STRICT} $<TARGET_FILE:fuzz_${target}_replay>
         ${CMAKE_CURRENT_SOURCE_DIR}/regress/${target})
-    list(APPEND ONYX_MEMCHECK_TESTS fuzz.replay.${target}.memcheck)
+    list(APPEND ONYX_MEMCHECK_TESTS onyx.fuzz.replay.${target}.memcheck)
   endforeach()
   # A representative part of the seeds: the bad models and the graphs.
-  add_test(NAME fuzz.replay.model.seeds.memcheck
+  add_test(NAME onyx.fuzz.replay.model.seeds.memcheck
     COMMAND ${ONYX_MEMCHECK_STRICT} $<TARGET_FILE:fuzz_model_replay> --suffix .onnx
       ${ONYX_GENERATED_DIR}/bad ${ONYX_GENERATED_DIR}/graphs ${ONYX_GENERATED_DIR}/spec)
-  list(APPEND ONYX_MEMCHECK_TESTS fuzz.replay.model.seeds.memcheck)
+  list(APPEND ONYX_MEMCHECK_TESTS onyx.fuzz.replay.model.seeds.memcheck)
   # The checked-in corpus (about 10 s), and the mutator's own check on
   # the spec cases, the example and the regressions (about 25 s).
-  add_test(NAME fuzz.replay.model.corpus.memcheck
+  add_test(NAME onyx.fuzz.replay.model.corpus.memcheck
     COMMAND ${ONYX_MEMCHECK_STRICT} $<TARGET_FILE:fuzz_model_replay>
       ${PROJECT_SOURCE_DIR}/fuzz/corpus/model)
-  add_test(NAME fuzz.mutator.model.memcheck
+  add_test(NAME onyx.fuzz.mutator.model.memcheck
     COMMAND ${ONYX_MEMCHECK_STRICT} $<TARGET_FILE:fuzz_model_mutator_check> --suffix .onnx
       ${PROJECT_SOURCE_DIR}/examples ${CMAKE_CURRENT_SOURCE_DIR}/regress/model
       ${ONYX_GENERATED_DIR}/spec)
-  list(APPEND ONYX_MEMCHECK_TESTS fuzz.replay.model.corpus.memcheck fuzz.mutator.model.memcheck)
+  list(APPEND ONYX_MEMCHECK_TESTS onyx.fuzz.replay.model.corpus.memcheck
+    onyx.fuzz.mutator.model.memcheck)
   set_tests_properties(${ONYX_MEMCHECK_TESTS} PROPERTIES LABELS memcheck TIMEOUT 900
     FAIL_REGULAR_EXPRESSION "==[0-9]+==")
 endif()

@@ -8,13 +8,13 @@
 # Included from tests/CMakeLists.txt after conformance.cmake.
 set(ONYX_BUILDCONFIG_DIR ${CMAKE_CURRENT_SOURCE_DIR}/buildconfig)
 function(onyx_buildconfig_test name keep config)
-  add_test(NAME buildconfig.${name} COMMAND ${CMAKE_COMMAND} ${ARGN}
+  add_test(NAME onyx.buildconfig.${name} COMMAND ${CMAKE_COMMAND} ${ARGN}
     -DSOURCE_DIR=${PROJECT_SOURCE_DIR}
     -DBINARY_DIR=${CMAKE_CURRENT_BINARY_DIR}/buildconfig/${name} "-DCONFIG=${config}"
     "-DKEEP=${keep}" "-DCASES=${ONYX_GENERATED_DIR}/spec|${ONYX_GENERATED_DIR}/ops|${ONYX_GENERATED_DIR}/graphs"
     -DCOMPILER=${CMAKE_C_COMPILER} "-DC_FLAGS=${CMAKE_C_FLAGS}"
     -P ${ONYX_BUILDCONFIG_DIR}/check.cmake)
-  set_tests_properties(buildconfig.${name} PROPERTIES LABELS buildconfig TIMEOUT 900)
+  set_tests_properties(onyx.buildconfig.${name} PROPERTIES LABELS buildconfig TIMEOUT 900)
 endfunction()
 if(NOT CMAKE_CROSSCOMPILING AND ONYX_GENERATED_DIR)
   # One op, one type: Ceil-13 on float32.

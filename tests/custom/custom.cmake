@@ -25,13 +25,13 @@ set(ONYX_CUSTOM_CASES
   test_identity test_cast_FLOAT_to_FLOAT16 test_cast_FLOAT16_to_FLOAT)
 list(LENGTH ONYX_CUSTOM_CASES ONYX_CUSTOM_COUNT)
 list(TRANSFORM ONYX_CUSTOM_CASES PREPEND ${ONYX_TESTDATA_DIR}/node/)
-add_test(NAME custom.backend COMMAND $<TARGET_FILE:onyx> test --strict -v --ops
+add_test(NAME onyx.custom.backend COMMAND $<TARGET_FILE:onyx> test --strict -v --ops
   $<TARGET_FILE:testops> ${ONYX_CUSTOM_CASES})
-set_tests_properties(custom.backend PROPERTIES LABELS "conformance;custom"
+set_tests_properties(onyx.custom.backend PROPERTIES LABELS "conformance;custom"
   PASS_REGULAR_EXPRESSION "${ONYX_CUSTOM_COUNT} passed, 0 failed, 0 skipped")
 # Without the library the same folders are skipped: the ops are not onyx's.
-add_test(NAME custom.backend.without_ops COMMAND $<TARGET_FILE:onyx> test ${ONYX_CUSTOM_CASES})
-set_tests_properties(custom.backend.without_ops PROPERTIES LABELS custom
+add_test(NAME onyx.custom.backend.without_ops COMMAND $<TARGET_FILE:onyx> test ${ONYX_CUSTOM_CASES})
+set_tests_properties(onyx.custom.backend.without_ops PROPERTIES LABELS custom
   PASS_REGULAR_EXPRESSION "0 passed, 0 failed, ${ONYX_CUSTOM_COUNT} skipped")
 
 # The C API (tests/custom/test_custom.c). It exports onyx_* so that the op
@@ -45,20 +45,20 @@ target_compile_definitions(test_custom PRIVATE _POSIX_C_SOURCE=200809L
 target_link_libraries(test_custom PRIVATE onyx_static PkgConfig::CMOCKA m Threads::Threads)
 set_target_properties(test_custom PROPERTIES ENABLE_EXPORTS ON)
 add_dependencies(test_custom testops)
-add_test(NAME custom.api COMMAND test_custom)
-set_tests_properties(custom.api PROPERTIES LABELS custom)
+add_test(NAME onyx.custom.api COMMAND test_custom)
+set_tests_properties(onyx.custom.api PROPERTIES LABELS custom)
 
 # examples/custom_op.c, built and run from the repository root.
 add_executable(example_custom_op ${PROJECT_SOURCE_DIR}/examples/custom_op.c)
 target_compile_options(example_custom_op PRIVATE ${ONYX_WARNINGS})
 target_link_libraries(example_custom_op PRIVATE onyx_static)
-add_test(NAME example.custom_op COMMAND example_custom_op WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
-set_tests_properties(example.custom_op PROPERTIES LABELS "custom;example" PASS_REGULAR_EXPRESSION
+add_test(NAME onyx.example.custom_op COMMAND example_custom_op WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+set_tests_properties(onyx.example.custom_op PROPERTIES LABELS "custom;example" PASS_REGULAR_EXPRESSION
   "^-0.25 -0.25 -0.1 -0.05 0 0.5 3.5 6\n-1 -1 -1 -1 0 0 3 6\n$")
 
 # tests/python/test_custom_ops.py also loads the test op library.
-if(TEST python.custom_ops)
-  set_tests_properties(python.custom_ops PROPERTIES LABELS "python;custom"
+if(TEST onyx.python.custom_ops)
+  set_tests_properties(onyx.python.custom_ops PROPERTIES LABELS "python;custom"
     ENVIRONMENT "${ONYX_PYTHON_ENV};ONYX_TESTOPS=$<TARGET_FILE:testops>")
 endif()
 
@@ -66,20 +66,20 @@ endif()
 # and functions refuse (tests/custom/bad_cases.py writes the cases).
 set_target_properties(check_bad_models PROPERTIES ENABLE_EXPORTS ON)
 if(ONYX_PYTHON)
-  add_test(NAME custom.bad_models.cases COMMAND ${ONYX_PYTHON} -B
+  add_test(NAME onyx.custom.bad_models.cases COMMAND ${ONYX_PYTHON} -B
     ${CMAKE_CURRENT_SOURCE_DIR}/custom/bad_cases.py ${CMAKE_CURRENT_BINARY_DIR}/bad_custom)
-  set_tests_properties(custom.bad_models.cases PROPERTIES FIXTURES_SETUP custom_bad LABELS custom)
-  add_test(NAME custom.bad_models COMMAND check_bad_models --ops $<TARGET_FILE:testops>
+  set_tests_properties(onyx.custom.bad_models.cases PROPERTIES FIXTURES_SETUP custom_bad LABELS custom)
+  add_test(NAME onyx.custom.bad_models COMMAND check_bad_models --ops $<TARGET_FILE:testops>
     ${CMAKE_CURRENT_BINARY_DIR}/bad_custom)
-  set_tests_properties(custom.bad_models PROPERTIES FIXTURES_REQUIRED custom_bad
+  set_tests_properties(onyx.custom.bad_models PROPERTIES FIXTURES_REQUIRED custom_bad
     LABELS "custom;conformance")
 endif()
 
 # examples/custom_op.py: the same with LeakyRelu as a numpy function.
 if(ONYX_PYTHON)
-  add_test(NAME example.custom_op.py COMMAND ${ONYX_PYTHON} -B examples/custom_op.py
+  add_test(NAME onyx.example.custom_op.py COMMAND ${ONYX_PYTHON} -B examples/custom_op.py
     WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
-  set_tests_properties(example.custom_op.py PROPERTIES LABELS "custom;example;python"
+  set_tests_properties(onyx.example.custom_op.py PROPERTIES LABELS "custom;example;python"
     ENVIRONMENT "${ONYX_PYTHON_ENV}" PASS_REGULAR_EXPRESSION
     "^-0.25 -0.25 -0.1 -0.05 0 0.5 3.5 6\n-1 -1 -1 -1 0 0 3 6\n$")
 endif()
@@ -87,12 +87,12 @@ endif()
 # The API test and the bad custom models under valgrind (when installed):
 # no leak or invalid access on the paths of failing user functions.
 if(ONYX_MEMCHECK)
-  add_test(NAME custom.api.memcheck COMMAND ${ONYX_MEMCHECK} $<TARGET_FILE:test_custom>)
-  set_tests_properties(custom.api.memcheck PROPERTIES LABELS "custom;memcheck")
+  add_test(NAME onyx.custom.api.memcheck COMMAND ${ONYX_MEMCHECK} $<TARGET_FILE:test_custom>)
+  set_tests_properties(onyx.custom.api.memcheck PROPERTIES LABELS "custom;memcheck")
   if(ONYX_PYTHON)
-    add_test(NAME custom.bad_models.memcheck COMMAND ${ONYX_MEMCHECK}
+    add_test(NAME onyx.custom.bad_models.memcheck COMMAND ${ONYX_MEMCHECK}
       $<TARGET_FILE:check_bad_models> --ops $<TARGET_FILE:testops> ${CMAKE_CURRENT_BINARY_DIR}/bad_custom)
-    set_tests_properties(custom.bad_models.memcheck PROPERTIES FIXTURES_REQUIRED custom_bad
+    set_tests_properties(onyx.custom.bad_models.memcheck PROPERTIES FIXTURES_REQUIRED custom_bad
       LABELS "custom;memcheck")
   endif()
 endif()
