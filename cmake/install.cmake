@@ -11,7 +11,7 @@
 #   LIBDIR/pkgconfig/onyx.pc              for pkg-config
 #   LIBDIR/cmake/onyx/                    for find_package(onyx CONFIG): targets
 #                                         onyx::onyx (shared), onyx::onyx_static
-#   MANDIR/man1/onyx.1                    the manual page
+#   MANDIR/man1/onyx.1                    the manual page (not on Windows)
 #   DOCDIR/errors.md                      the status codes it points to
 #   PYTHONDIR/onyx/                       the Python package (ONYX_PYTHON_INSTALL_DIR; from
 #                                         cmake/pythondir.py: lib/python3/dist-packages for
@@ -30,7 +30,10 @@ set_target_properties(onyx_static PROPERTIES EXPORT_NAME onyx_static)
 
 if(TARGET onyx)
   install(TARGETS onyx RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
-  install(FILES ${PROJECT_SOURCE_DIR}/man/onyx.1 DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
+  # Windows has no man(1): `onyx --help` and docs/cli.md serve there.
+  if(NOT WIN32)
+    install(FILES ${PROJECT_SOURCE_DIR}/man/onyx.1 DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
+  endif()
 endif()
 # On Windows onyx.dll is a RUNTIME file and goes to bin/, beside the
 # programs that load it; its import library libonyx.dll.a is an ARCHIVE.

@@ -191,7 +191,7 @@ build_checker() {
 # prefix must hold onyx.dll in bin/ (beside the programs that load it), the
 # import library and the header, and none of the Linux-only parts (shared
 # objects or links to them, the Python package, which loads libonyx.so,
-# -pthread in onyx.pc). Then the README's example, compiled against the
+# the man page, which Windows has no man(1) to read, -pthread in onyx.pc). Then the README's example, compiled against the
 # prefix's include/ and import library alone, runs under wine with the
 # onyx.dll copied from the prefix's bin/ beside it.
 windows_install() {
@@ -205,7 +205,7 @@ windows_install() {
     [ -f "$prefix/$f" ] || { echo "  install    FAILED: $f is not installed"; bad=1; }
   done
   local linux
-  linux="$(cd "$prefix" && find . \( -name '*.so' -o -name '*.so.*' -o -name 'python*' \) -print | sed 's|^\./||')"
+  linux="$(cd "$prefix" && find . \( -name '*.so' -o -name '*.so.*' -o -name 'python*' -o -path './share/man' \) -print | sed 's|^\./||')"
   if grep -q -- '-pthread' "$prefix/lib/pkgconfig/onyx.pc"; then linux="$linux lib/pkgconfig/onyx.pc:-pthread"; fi
   [ -z "$linux" ] || { echo "  install    FAILED: Linux-only parts installed: $linux" | tr '\n' ' '; echo; bad=1; }
   [ "$bad" = 0 ] || return 1
