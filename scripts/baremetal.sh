@@ -9,6 +9,8 @@
 #      board's 4 MB code memory; cases that need files are left out, with
 #      the count and why), run by baremetal/runner.c, each session in an
 #      arena; prints "N passed, N failed";
+#   1b. the self-test image (baremetal/selftest_main.c): onyx_selftest()
+#      on the quick set, every digest against numpy's;
 #   2. the size images (baremetal/size_main.c): one Ceil model loaded from
 #      memory and run in a static arena of exactly the size
 #      onyx_session_arena_size() gave, which must work, and one byte less,
@@ -94,6 +96,22 @@ if [ "${ONYX_BAREMETAL_SIZES_ONLY:-0}" != 1 ]; then
   fi
   if [ "$rc" -ne 0 ] || ! grep -Eq '^[0-9]+ passed, 0 failed$' "$out/tests.log"; then
     echo "baremetal.sh: the conformance image failed (exit status $rc)" >&2
+    exit 1
+  fi
+fi
+
+# 1b. The self-test (baremetal/selftest_main.c): onyx_selftest() with the
+# quick set, as `onyx selftest --quick` on a host, every digest against
+# numpy's. Also skipped by ONYX_BAREMETAL_SIZES_ONLY=1.
+if [ "${ONYX_BAREMETAL_SIZES_ONLY:-0}" != 1 ]; then
+  : >"$out/empty.bin"
+  image "$out/onyx-selftest.elf" "$out/empty.bin" baremetal/selftest_main.c
+  t0=$SECONDS
+  rc=0
+  qemu "$out/onyx-selftest.elf" | tee "$out/selftest.log" || rc=$?
+  echo "selftest under QEMU: $((SECONDS - t0)) s"
+  if [ "$rc" -ne 0 ] || ! grep -Eq '^selftest: [0-9]+ kernel runs, 0 failed' "$out/selftest.log"; then
+    echo "baremetal.sh: the self-test image failed (exit status $rc)" >&2
     exit 1
   fi
 fi
