@@ -48,6 +48,29 @@ add_dependencies(test_custom testops)
 add_test(NAME onyx.custom.api COMMAND test_custom)
 set_tests_properties(onyx.custom.api PROPERTIES LABELS custom)
 
+# One engine: registered ops that broadcast, have two outputs or any
+# number of inputs, mixed with onyx's Ceil, Clip, Sign and Floor under a
+# symbolic batch dimension, against numpy at 1 and 3 threads
+# (tests/custom/one_engine.py writes the model and numpy's results).
+add_executable(test_one_engine ${CMAKE_CURRENT_SOURCE_DIR}/custom/test_one_engine.c)
+target_compile_options(test_one_engine PRIVATE ${ONYX_WARNINGS})
+target_link_libraries(test_one_engine PRIVATE onyx_static PkgConfig::CMOCKA)
+if(ONYX_PYTHON)
+  add_test(NAME onyx.custom.one_engine.data COMMAND ${ONYX_PYTHON} -B
+    ${CMAKE_CURRENT_SOURCE_DIR}/custom/one_engine.py ${CMAKE_CURRENT_BINARY_DIR}/one_engine)
+  set_tests_properties(onyx.custom.one_engine.data PROPERTIES FIXTURES_SETUP one_engine
+    LABELS custom)
+  add_test(NAME onyx.custom.one_engine COMMAND test_one_engine
+    ${CMAKE_CURRENT_BINARY_DIR}/one_engine)
+  set_tests_properties(onyx.custom.one_engine PROPERTIES FIXTURES_REQUIRED one_engine
+    LABELS custom)
+else()
+  add_test(NAME onyx.custom.one_engine COMMAND ${CMAKE_COMMAND} -E echo
+    "SKIP custom.one_engine: no /usr/bin/python3 to compute numpy's results")
+  set_tests_properties(onyx.custom.one_engine PROPERTIES SKIP_REGULAR_EXPRESSION "^SKIP"
+    LABELS custom)
+endif()
+
 # examples/custom_op.c, built and run from the repository root.
 add_executable(example_custom_op ${PROJECT_SOURCE_DIR}/examples/custom_op.c)
 target_compile_options(example_custom_op PRIVATE ${ONYX_WARNINGS})

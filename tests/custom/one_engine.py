@@ -1,0 +1,107 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: MIT
+"""Writes the model and the numpy results of onyx.custom.one_engine
+(tests/custom/test_one_engine.c): registered ops with two inputs that
+broadcast, with two outputs and with any number of inputs, mixed with
+onyx's Ceil, Clip, Sign and Floor, under a symbolic batch dimension N.
+
+    one_engine.py OUTDIR
+
+OUTDIR/model.onnx, and for each batch size B (a small one first)
+OUTDIR/batch_I/input_K.pb and output_K.pb. The registered ops, in the
+domain com.example, are defined here as the C test implements them:
+  BroadcastAdd(a, b) = a + b, numpy broadcasting;
+  MinMax(a, b)       = (a < b ? a : b, a > b ? a : b), elementwise;
+  Sum(x0, ..., xn)   = ((x0 + x1) + ...) + xn, same shapes, float32.
+"""
+
+import os
+import sys
+
+import numpy as np
+from onnx import TensorProto, helper, numpy_helper
+
+BATCHES = (1, 6, 3001, 2)
+F = TensorProto.FLOAT
+EX = "com.example"
+
+
+def make_model():
+    nodes = [
+        helper.make_node("Ceil", ["x"], ["c"], name="ceil"),
+        helper.make_node("BroadcastAdd", ["c", "y"], ["a"], name="add_col", domain=EX),
+        helper.make_node("BroadcastAdd", ["a", "bias"], ["a2"], name="add_row", domain=EX),
+        helper.make_node("Floor", ["x"], ["f"], name="floor"),
+        helper.make_node("MinMax", ["a2", "f"], ["mn", "mx"], name="minmax", domain=EX),
+        helper.make_node("Clip", ["mn", "lo", "hi"], ["cl"], name="clip"),
+        helper.make_node("Sign", ["mx"], ["s"], name="sign"),
+        helper.make_node("Sum", ["cl", "s", "a2", "f"], ["t"], name="sum", domain=EX),
+        helper.make_node("Floor", ["t"], ["z"], name="floor_t"),
+    ]
+    inits = [
+        numpy_helper.from_array(np.array([0.5, -1.25, 2.0, -0.0], np.float32), "bias"),
+        numpy_helper.from_array(np.array(-2.0, np.float32), "lo"),
+        numpy_helper.from_array(np.array(3.0, np.float32), "hi"),
+    ]
+    g = helper.make_graph(
+        nodes, "one_engine",
+        [helper.make_tensor_value_info("x", F, ["N", 4]),
+         helper.make_tensor_value_info("y", F, ["N", 1])],
+        # z's shape is declared; mx's and t's are left to onyx.
+        [helper.make_tensor_value_info("z", F, ["N", 4]),
+         helper.make_tensor_value_info("mx", F, None),
+         helper.make_tensor_value_info("t", F, None)],
+        initializer=inits)
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13),
+                                            helper.make_opsetid(EX, 1)])
+    m.ir_version = 8
+    return m
+
+
+def reference(x, y):
+    bias = np.array([0.5, -1.25, 2.0, -0.0], np.float32)
+    a2 = (np.ceil(x) + y) + bias
+    f = np.floor(x)
+    mn = np.where(a2 < f, a2, f)
+    mx = np.where(a2 > f, a2, f)
+    cl = np.clip(mn, np.float32(-2.0), np.float32(3.0))
+    s = np.sign(mx)
+    t = ((cl + s) + a2) + f
+    return [np.floor(t), mx, t]
+
+
+def inputs(rng, batch):
+    # Halves, quarters, signed zeros and values near 2^22, where float32
+    # still has a fraction bit.
+    x = (rng.integers(-40, 41, size=(batch, 4)) / 8).astype(np.float32)
+    special = np.array([-0.0, 0.0, -0.5, 0.5, 2.5, -2.5, 4194304.5, -4194304.5], np.float32)
+    flat = x.reshape(-1)
+    k = min(flat.size, special.size)
+    flat[:k] = special[:k]
+    y = (rng.integers(-20, 21, size=(batch, 1)) / 4).astype(np.float32)
+    return [x, y]
+
+
+def main(out):
+    os.makedirs(out, exist_ok=True)
+    with open(os.path.join(out, "model.onnx"), "wb") as f:
+        f.write(make_model().SerializeToString())
+    rng = np.random.default_rng(21)
+    for i, batch in enumerate(BATCHES):
+        d = os.path.join(out, "batch_%d" % i)
+        os.makedirs(d, exist_ok=True)
+        ins = inputs(rng, batch)
+        outs = reference(*ins)
+        for kind, arrays in (("input", ins), ("output", outs)):
+            for k, a in enumerate(arrays):
+                assert a.dtype == np.float32, (kind, k, a.dtype)
+                with open(os.path.join(d, "%s_%d.pb" % (kind, k)), "wb") as f:
+                    f.write(numpy_helper.from_array(a).SerializeToString())
+    with open(os.path.join(out, "batches.txt"), "w") as f:
+        f.write("%d\n" % len(BATCHES))
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 2:
+        sys.exit(__doc__)
+    main(sys.argv[1])
