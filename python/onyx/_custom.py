@@ -10,8 +10,11 @@ Shapes: onyx allocates each output before a run computes anything, so the
 output's type and shape are taken from a result of the function: at
 session creation and, when an input shape is symbolic, again at each run,
 the function is called once on zero-filled arrays of the inputs' types and
-shapes (a constant input gets its real values; an unknown dimension is 1).
-The real call's results must then have those types and shapes.
+shapes (a constant input gets its real values; an unknown dimension is 1;
+an input of unknown rank, a value the model gives no shape, is one
+element of rank 1, never a scalar: onyx keeps only the output types then,
+and calls the function again at each run with the real shapes). The real
+call's results must then have those types and shapes.
 
 Threads and the GIL: onyx calls a Python operator on the thread that
 called ``run``, never on its worker threads. ctypes releases the GIL while
@@ -70,6 +73,7 @@ for _name, _restype, _argtypes in (
         ("onyx_op_input_count", ctypes.c_size_t, [ctypes.c_void_p]),
         ("onyx_op_output_count", ctypes.c_size_t, [ctypes.c_void_p]),
         ("onyx_op_input", ctypes.c_int, [ctypes.c_void_p, ctypes.c_size_t, _P(_capi.Tensor)]),
+        ("onyx_op_input_rank_known", ctypes.c_int, [ctypes.c_void_p, ctypes.c_size_t]),
         ("onyx_op_output", ctypes.c_int, [ctypes.c_void_p, ctypes.c_size_t, _P(_capi.Tensor)]),
         ("onyx_op_set_output", ctypes.c_int, [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int,
                                               ctypes.c_uint32, _P(ctypes.c_int64)]),
@@ -137,11 +141,15 @@ class _PyOp:
         d.infer, d.compute = self.c_infer, self.c_compute
         return d
 
-    def _arrays(self, ctx: int, probe: bool) -> list[Optional[npt.NDArray[Any]]]:
+    def _arrays(self, ctx: int, probe: bool) -> tuple[list[Optional[npt.NDArray[Any]]],
+                                                       list[int]]:
         """The inputs as numpy arrays (None for an omitted one): views of
         onyx's buffers, or for a probe zeros of the shape (the values of a
-        constant input; 1 for an unknown dimension)."""
+        constant input; 1 for an unknown dimension; shape (1,) for an
+        unknown rank, which onyx reads as rank 0: onyx_op_input_rank_known
+        tells it from a scalar). Also the inputs whose rank was unknown."""
         arrays: list[Optional[npt.NDArray[Any]]] = []
+        unranked: list[int] = []
         for i in range(lib.onyx_op_input_count(ctx)):
             t = _capi.Tensor()
             lib.onyx_op_input(ctx, i, ctypes.byref(t))
@@ -150,6 +158,10 @@ class _PyOp:
                 arrays.append(None)
                 continue
             shape = _dims(t)
+            if probe and not lib.onyx_op_input_rank_known(ctx, i):
+                unranked.append(i)
+                arrays.append(np.zeros((1,), dtype=dtype))
+                continue
             known = all(d >= 0 for d in shape)
             if t.data and known and t.size == int(np.prod(shape, dtype=np.int64)) * dtype.itemsize:
                 buf = (ctypes.c_char * t.size).from_address(t.data)
@@ -161,13 +173,21 @@ class _PyOp:
             else:
                 a = np.zeros(shape, dtype=dtype)  # no data: an empty tensor
             arrays.append(a)
-        return arrays
+        return arrays, unranked
 
     def _results(self, ctx: int, probe: bool) -> list[npt.NDArray[Any]]:
-        arrays = self._arrays(ctx, probe)
+        arrays, unranked = self._arrays(ctx, probe)
         kwargs = _attributes(ctx, self.attributes) if self.attributes else {}
-        with np.errstate(all="ignore"):
-            res = self.fn(*arrays, **kwargs)
+        try:
+            with np.errstate(all="ignore"):
+                res = self.fn(*arrays, **kwargs)
+        except Exception as e:
+            if not unranked:
+                raise
+            raise _OpError(_STATUS["INVALID_ARGUMENT"], "%s: %s (at session creation, on "
+                           "input%s %s of unknown rank given as shape (1,))"
+                           % (type(e).__name__, e, "s" if len(unranked) > 1 else "",
+                              ", ".join(map(str, unranked)))) from e
         arrays_out = [np.asarray(r) for r in (res if isinstance(res, (tuple, list)) else [res])]
         n = lib.onyx_op_output_count(ctx)
         if len(arrays_out) != n:

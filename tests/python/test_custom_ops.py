@@ -175,6 +175,44 @@ class PythonOps(unittest.TestCase):
         (y,) = s.run(None, {"x": np.array([1, 2], np.float32)})
         self.assertTrue(same(y, np.array([4, 5], np.float32)))
 
+    def test_an_unknown_rank_is_not_a_scalar(self):
+        # x declares no shape: at session creation the probe gets one
+        # element of rank 1, not a 0-d array, so a function that indexes
+        # an axis works; a declared scalar is probed as one. The second op
+        # reads the first's output, of unknown rank too.
+        seen = []
+
+        def flip(x):
+            seen.append(x.ndim)
+            return x[..., ::-1] * np.float32(2)
+        onyx.register_op("Twice", flip, domain="com.example", inputs=1)
+
+        def flip_model(shape):
+            nodes = [helper.make_node("Twice", ["x"], ["t"], domain="com.example"),
+                     helper.make_node("Twice", ["t"], ["y"], domain="com.example")]
+            g = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", F, shape)],
+                                  [helper.make_tensor_value_info("y", F, None)])
+            m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13),
+                                                    helper.make_opsetid("com.example", 1)])
+            m.ir_version = 8
+            return m.SerializeToString()
+        s = onyx.InferenceSession(flip_model(None))
+        self.assertEqual(seen, [1, 1])
+        x = np.array([[1, 2, 3], [4, 5, 6]], np.float32)
+        (y,) = s.run(None, {"x": x})
+        self.assertTrue(same(y, x * 4), "%r" % y)
+        del seen[:]
+        with self.assertRaises(onyx.OnyxInvalidArgumentError) as cm:
+            onyx.InferenceSession(flip_model([]))
+        self.assertEqual(seen, [0])
+        self.assertIn("IndexError", str(cm.exception))
+        # A function that needs two axes fails on the probe of an unknown
+        # rank, and the message says what it was given.
+        onyx.register_op("Twice", lambda x: x[:, ::-1], domain="com.example", inputs=1)
+        with self.assertRaises(onyx.OnyxInvalidArgumentError) as cm:
+            onyx.InferenceSession(flip_model(None))
+        self.assertIn("input 0 of unknown rank given as shape (1,)", str(cm.exception))
+
     def test_threads(self):
         """Python ops run on the threads that call run, each taking the GIL."""
         onyx.register_op("Relu", lambda x: np.maximum(x, np.float32(0)))
