@@ -669,6 +669,34 @@ ONYX_API onyx_status onyx_session_output_info(const onyx_session *session, size_
                                               onyx_value_info *out, onyx_error *err);
 
 /**
+ * @brief The number of named values of the session's graph: its inputs,
+ * initializers and node outputs (onyx_session_value_info()).
+ * @param session A session.
+ * @return The count; 0 for NULL.
+ */
+ONYX_API size_t onyx_session_value_count(const onyx_session *session);
+/**
+ * @brief Describes the index-th named value of the session's graph, as the
+ * session knows it from its creation: the type, and the shape where its
+ * rank is known, with -1 for a dimension known only at run time.
+ *
+ * Every value appears once, in no promised order. A graph input is as
+ * onyx_session_input_info() describes it, symbolic names included; other
+ * values have no dim_names. A value a registered operator computes from
+ * an input with an unknown dimension has the shape that operator's infer
+ * set (see onyx_op_input()); one computed from an input of unknown rank
+ * has has_shape 0, as has a value whose shape comes only at run time.
+ * @param session A session.
+ * @param index   From 0 to onyx_session_value_count() - 1.
+ * @param out     Receives the description; its strings stay valid until the
+ *                session is freed.
+ * @param err     Receives the status and message on failure; may be NULL.
+ * @return ONYX_OK, or ONYX_INVALID_ARGUMENT for a bad index or NULL.
+ */
+ONYX_API onyx_status onyx_session_value_info(const onyx_session *session, size_t index,
+                                             onyx_value_info *out, onyx_error *err);
+
+/**
  * @brief Runs the session once.
  *
  * Input data is read in place, never copied or modified, and must not

@@ -258,6 +258,50 @@ static void check_same(const onyx_tensor *got, const onyx_tensor *want, const ch
     }
 }
 
+/* The value called name, as onyx_session_value_info() gives it. */
+static onyx_value_info value_named(const onyx_session *s, const char *name) {
+  onyx_value_info info;
+  onyx_error err;
+  for (size_t i = 0; i < onyx_session_value_count(s); i++) {
+    assert_int_equal(onyx_session_value_info(s, i, &info, &err), ONYX_OK);
+    if (strcmp(info.name, name) == 0) return info;
+  }
+  fail_msg("no value '%s'", name);
+  return info;
+}
+
+/* The shapes the session knows at creation: N by name on the input, and
+ * [?, 4] through onyx's ops and the registered ones alike. */
+static void check_values(const onyx_session *s) {
+  static const char *const computed[] = {"c", "a", "a2", "f", "mn", "mx", "cl", "s", "t", "z"};
+  onyx_value_info info;
+  onyx_error err;
+  assert_int_equal(onyx_session_value_count(s), 2 + 3 + 10);
+  assert_int_equal(onyx_session_value_info(s, 15, &info, &err), ONYX_INVALID_ARGUMENT);
+  assert_int_equal(onyx_session_value_info(NULL, 0, &info, &err), ONYX_INVALID_ARGUMENT);
+  info = value_named(s, "x");
+  assert_true(info.has_shape);
+  assert_int_equal(info.rank, 2);
+  assert_int_equal(info.dims[0], -1);
+  assert_string_equal(info.dim_names[0], "N");
+  assert_int_equal(info.dims[1], 4);
+  info = value_named(s, "bias");
+  assert_true(info.has_shape);
+  assert_int_equal(info.rank, 1);
+  assert_int_equal(info.dims[0], 4);
+  info = value_named(s, "lo");
+  assert_true(info.has_shape);
+  assert_int_equal(info.rank, 0);
+  for (size_t i = 0; i < sizeof computed / sizeof computed[0]; i++) {
+    info = value_named(s, computed[i]);
+    if (!info.has_shape || info.rank != 2 || info.dims[0] != -1 || info.dims[1] != 4)
+      fail_msg("value '%s': has_shape %d, rank %u, dims %lld, %lld; want [-1, 4]", computed[i],
+               info.has_shape, info.rank, (long long)info.dims[0], (long long)info.dims[1]);
+    assert_int_equal(info.dtype, ONYX_DTYPE_FLOAT);
+    assert_null(info.dim_names[0]);
+  }
+}
+
 /* Runs every batch in order on one session of threads threads. */
 static void check_threads(onyx_model *model, const onyx_op_registry *reg, unsigned threads) {
   onyx_session_options opts;
@@ -278,6 +322,8 @@ static void check_threads(onyx_model *model, const onyx_op_registry *reg, unsign
   assert_int_equal(seen.sum_dims[1], 4);
   assert_int_equal(onyx_session_input_count(s), 2);
   assert_int_equal(onyx_session_output_count(s), 3);
+
+  check_values(s);
 
   size_t n_batches = batch_count();
   for (size_t b = 0; b < n_batches; b++) {
