@@ -15,17 +15,21 @@
  *   ONYX__SIMD_ISA            the ISA's name token: sse41, avx2, avx512,
  *                             avx512fp16, simd128
  *   ONYX__SIMD_MASKED         1 if tails use masked loads and stores
- *   ONYX__SIMD_STREAMS        (optional) 0 if the ISA has no streaming
- *                             stores (its onyx__stnt_C are then never
- *                             called); 1, x86's SFENCE-ordered ones, if
- *                             left undefined
+ *   ONYX__SIMD_STREAMS        (optional) 1 if the ISA has streaming
+ *                             stores, with onyx__stnt_C and
+ *                             onyx__stream_fence below; left undefined,
+ *                             kernels have no streaming path
  *   onyx__v_K                 the vector type a class computes in
  *   ONYX__N_C                 elements per vector of storage class C
  *   onyx__ld_C(p), onyx__st_C(p, v)
  *                             load / store ONYX__N_C elements (unaligned),
  *                             widening and narrowing the halves
- *   onyx__stnt_C(p, v)        the same store, non-temporal; p is aligned to
+ *   onyx__stnt_C(p, v)        (ONYX__SIMD_STREAMS only) the same store,
+ *                             non-temporal; p is aligned to
  *                             ONYX__SIMD_NT_ALIGN bytes
+ *   onyx__stream_fence()      (ONYX__SIMD_STREAMS only) orders the
+ *                             streaming stores before whatever the caller
+ *                             does next (x86: SFENCE)
  *   onyx__ldm_C(p, r), onyx__stm_C(p, r, v)
  *                             (ONYX__SIMD_MASKED only) the first r < N
  *                             elements, touching no others
@@ -106,16 +110,6 @@
   X(UINT64, u64, uint64_t, u64, u64, u64, u64)
 #define ONYX__SIMD_INT_TYPES(X) ONYX__SIMD_INT_TYPES_NARROW(X) ONYX__SIMD_INT_TYPES_64(X)
 #define ONYX__SIMD_ALL_TYPES(X) ONYX__SIMD_FLOAT_TYPES(X) ONYX__SIMD_INT_TYPES(X)
-
-/*
- * Ceil and Floor of a NaN. numpy returns it quiet (the rounding
- * instructions set the quiet bit), and so does scalar.c, explicitly; the
- * vector rounding instructions give that by themselves. Defined as 1, the
- * kernels would instead return every NaN unchanged.
- */
-#ifndef ONYX__SIMD_ROUND_KEEPS_NAN
-#define ONYX__SIMD_ROUND_KEEPS_NAN 0
-#endif
 
 /* ---- Clip bounds --------------------------------------------------------- */
 

@@ -12,17 +12,6 @@
 
 /* ---- Kernels ------------------------------------------------------------- */
 
-/* x86's streaming stores are ordered by SFENCE; an ISA without streaming
- * stores never takes that path. */
-#ifndef ONYX__SIMD_STREAMS
-#define ONYX__SIMD_STREAMS 1
-#endif
-#if ONYX__SIMD_STREAMS
-#define ONYX__SIMD_STREAM_FENCE() _mm_sfence()
-#else
-#define ONYX__SIMD_STREAM_FENCE() ((void)0)
-#endif
-
 /*
  * A kernel reads each vector before it writes the same positions and
  * touches nothing else in between, so x == y works. The main loop runs
@@ -71,18 +60,37 @@
 #endif
 
 /*
- * One kernel. Calls whose params ask for streaming (params->stream: an
- * output of ONYX__STREAM_MIN_BYTES or more, or a piece of one) take the
- * streaming path when y is element-aligned and n spans at least 128 bytes:
+ * The streaming path of an ISA with streaming stores (ONYX__SIMD_STREAMS).
+ * Calls whose params ask for streaming (params->stream: an output of
+ * ONYX__STREAM_MIN_BYTES or more, or a piece of one) take it when y is
+ * element-aligned and n spans at least 128 bytes:
  *   - the elements before y's first ONYX__SIMD_NT_ALIGN boundary (under
  *     64 bytes) as whole vectors with ordinary stores; the last of them
  *     may reach past the boundary, which is harmless, as the tail's
  *     overlap is (every op is idempotent), and the 128 bytes keep its
  *     reads inside x;
  *   - streaming stores from the boundary on;
- *   - a fence, so that they are ordered before whatever the caller does
- *     next; then the tail as usual.
+ *   - the ISA's fence (onyx__stream_fence), so that they are ordered
+ *     before whatever the caller does next; then the tail as usual.
+ * An ISA without streaming stores has no such path: its kernels ignore
+ * params->stream.
  */
+#if defined(ONYX__SIMD_STREAMS) && ONYX__SIMD_STREAMS
+#define ONYX__SIMD_STREAM_PATH(T, C, K, OP)                                                        \
+  if (params != NULL && params->stream && n >= 128 / sizeof(T) && (uintptr_t)y % sizeof(T) == 0) { \
+    const size_t head = ((0u - (uintptr_t)y) & (ONYX__SIMD_NT_ALIGN - 1u)) / sizeof(T);            \
+    for (; i < head; i += (size_t)ONYX__N_##C)                                                     \
+      onyx__st_##C(dst + i, onyx__##OP##_##K(onyx__ld_##C(src + i), &cx));                         \
+    i = head;                                                                                      \
+    ONYX__SIMD_LOOP(C, K, OP, stnt)                                                                \
+    onyx__stream_fence();                                                                          \
+  }
+#else
+#define ONYX__SIMD_STREAM_PATH(T, C, K, OP)
+#endif
+
+/* One kernel: the streaming path where the ISA has one, the main loop,
+ * the tail. */
 #define ONYX__SIMD_KERNEL(NAME, tn, T, C, K, OP, KOP)                                      \
   static void ONYX__SIMD_NAME(tn, OP)(size_t n, const void *x, void *y,                    \
                                       const onyx__kparams *params) {                       \
@@ -96,16 +104,7 @@
     }                                                                                      \
     (void)scalar;                                                                          \
     size_t i = 0;                                                                          \
-    const uintptr_t addr = (uintptr_t)y;                                                   \
-    const bool stream = ONYX__SIMD_STREAMS && params != NULL && params->stream;            \
-    if (stream && n >= 128 / sizeof(T) && addr % sizeof(T) == 0) {                         \
-      const size_t head = ((0u - addr) & (ONYX__SIMD_NT_ALIGN - 1u)) / sizeof(T);          \
-      for (; i < head; i += (size_t)ONYX__N_##C)                                           \
-        onyx__st_##C(dst + i, onyx__##OP##_##K(onyx__ld_##C(src + i), &cx));               \
-      i = head;                                                                            \
-      ONYX__SIMD_LOOP(C, K, OP, stnt)                                                      \
-      ONYX__SIMD_STREAM_FENCE();                                                           \
-    }                                                                                      \
+    ONYX__SIMD_STREAM_PATH(T, C, K, OP)                                                    \
     ONYX__SIMD_LOOP(C, K, OP, st)                                                          \
     ONYX__SIMD_TAIL(NAME, C, K, OP, KOP)                                                   \
   }

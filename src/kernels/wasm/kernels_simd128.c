@@ -30,16 +30,14 @@
 #include "kernels/kernels.h"
 #include "kernels/simd_common.h"
 
-#define ONYX__SIMD_ISA     simd128
-#define ONYX__SIMD_MASKED  0
-#define ONYX__SIMD_STREAMS 0
+#define ONYX__SIMD_ISA    simd128
+#define ONYX__SIMD_MASKED 0
 
-/* Loads and stores of any class: unaligned is allowed, and the streaming
- * variant (never called) is an ordinary store. */
+/* Loads and stores of any class: unaligned is allowed. There are no
+ * streaming stores (ONYX__SIMD_STREAMS is left undefined). */
 #define ONYX__WASM_MEMORY(C, T)                                               \
   static inline v128_t onyx__ld_##C(const T *p) { return wasm_v128_load(p); } \
-  static inline void onyx__st_##C(T *p, v128_t v) { wasm_v128_store(p, v); }  \
-  static inline void onyx__stnt_##C(T *p, v128_t v) { wasm_v128_store(p, v); }
+  static inline void onyx__st_##C(T *p, v128_t v) { wasm_v128_store(p, v); }
 
 /* ---- float32 and float64 ------------------------------------------------- */
 
@@ -154,7 +152,6 @@ static inline onyx__v_b32 onyx__ld_b16(const uint16_t *p) {
 static inline void onyx__st_b16(uint16_t *p, onyx__v_b32 v) {
   wasm_v128_store(p, wasm_i16x8_shuffle(v.a, v.b, 1, 3, 5, 7, 9, 11, 13, 15));
 }
-#define onyx__stnt_b16 onyx__st_b16
 static inline v128_t onyx__hround_up(v128_t v) { return onyx__ceil_f32(v, NULL); }
 static inline v128_t onyx__hround_down(v128_t v) { return onyx__floor_f32(v, NULL); }
 ONYX__SIMD_B32_ROUNDING

@@ -16,6 +16,9 @@
 
 #define ONYX__SIMD_ISA    avx2
 #define ONYX__SIMD_MASKED 0
+/* Streaming stores, ordered by SFENCE. */
+#define ONYX__SIMD_STREAMS 1
+static inline void onyx__stream_fence(void) { _mm_sfence(); }
 
 /* ---- float32 ------------------------------------------------------------- */
 
@@ -36,13 +39,11 @@ static inline bool onyx__cx_set_f32(onyx__cx_f32 *c, const onyx__kparams *p) {
 
 static inline __m256 onyx__ceil_f32(__m256 v, const onyx__cx_f32 *c) {
   (void)c;
-  const __m256 r = _mm256_round_ps(v, _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC);
-  return ONYX__SIMD_ROUND_KEEPS_NAN ? _mm256_blendv_ps(r, v, _mm256_cmp_ps(v, v, _CMP_UNORD_Q)) : r;
+  return _mm256_round_ps(v, _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC);
 }
 static inline __m256 onyx__floor_f32(__m256 v, const onyx__cx_f32 *c) {
   (void)c;
-  const __m256 r = _mm256_round_ps(v, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
-  return ONYX__SIMD_ROUND_KEEPS_NAN ? _mm256_blendv_ps(r, v, _mm256_cmp_ps(v, v, _CMP_UNORD_Q)) : r;
+  return _mm256_round_ps(v, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
 }
 /* +-1 with x's sign where x is a nonzero number, +0 for +-0, x for NaN. */
 static inline __m256 onyx__sign_f32(__m256 v, const onyx__cx_f32 *c) {
@@ -76,13 +77,11 @@ static inline bool onyx__cx_set_f64(onyx__cx_f64 *c, const onyx__kparams *p) {
 
 static inline __m256d onyx__ceil_f64(__m256d v, const onyx__cx_f64 *c) {
   (void)c;
-  const __m256d r = _mm256_round_pd(v, _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC);
-  return ONYX__SIMD_ROUND_KEEPS_NAN ? _mm256_blendv_pd(r, v, _mm256_cmp_pd(v, v, _CMP_UNORD_Q)) : r;
+  return _mm256_round_pd(v, _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC);
 }
 static inline __m256d onyx__floor_f64(__m256d v, const onyx__cx_f64 *c) {
   (void)c;
-  const __m256d r = _mm256_round_pd(v, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
-  return ONYX__SIMD_ROUND_KEEPS_NAN ? _mm256_blendv_pd(r, v, _mm256_cmp_pd(v, v, _CMP_UNORD_Q)) : r;
+  return _mm256_round_pd(v, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
 }
 static inline __m256d onyx__sign_f64(__m256d v, const onyx__cx_f64 *c) {
   (void)c;

@@ -18,6 +18,9 @@
 
 #define ONYX__SIMD_ISA    avx512
 #define ONYX__SIMD_MASKED 1
+/* Streaming stores, ordered by SFENCE. */
+#define ONYX__SIMD_STREAMS 1
+static inline void onyx__stream_fence(void) { _mm_sfence(); }
 
 /* The mask of the first r lanes, r below the lane count. */
 static inline __mmask8 onyx__m8(size_t r) { return (__mmask8)((1u << r) - 1u); }
@@ -48,13 +51,10 @@ static inline bool onyx__cx_set_f32(onyx__cx_f32 *c, const onyx__kparams *p) {
   return p == NULL || onyx__simd_fbounds_ok(p->f32.lo, p->f32.hi);
 }
 
-/* VRNDSCALEPS with scale 0 is ROUNDPS; masked to the ordered lanes, it
- * leaves NaNs as they are. */
-#define ONYX__ROUND_PS(v, MODE)                                                    \
-  (ONYX__SIMD_ROUND_KEEPS_NAN                                                      \
-       ? _mm512_mask_roundscale_ps(v, _mm512_cmp_ps_mask(v, v, _CMP_ORD_Q), v,     \
-                                   _MM_FROUND_TO_##MODE##_INF | _MM_FROUND_NO_EXC) \
-       : _mm512_roundscale_ps(v, _MM_FROUND_TO_##MODE##_INF | _MM_FROUND_NO_EXC))
+/* VRNDSCALEPS with scale 0 is ROUNDPS, and returns a NaN quiet with its
+ * payload, as scalar.c does. */
+#define ONYX__ROUND_PS(v, MODE) \
+  _mm512_roundscale_ps(v, _MM_FROUND_TO_##MODE##_INF | _MM_FROUND_NO_EXC)
 static inline __m512 onyx__ceil_f32(__m512 v, const onyx__cx_f32 *c) {
   (void)c;
   return ONYX__ROUND_PS(v, POS);
@@ -105,11 +105,8 @@ static inline bool onyx__cx_set_f64(onyx__cx_f64 *c, const onyx__kparams *p) {
   return p == NULL || onyx__simd_fbounds_ok(p->f64.lo, p->f64.hi);
 }
 
-#define ONYX__ROUND_PD(v, MODE)                                                    \
-  (ONYX__SIMD_ROUND_KEEPS_NAN                                                      \
-       ? _mm512_mask_roundscale_pd(v, _mm512_cmp_pd_mask(v, v, _CMP_ORD_Q), v,     \
-                                   _MM_FROUND_TO_##MODE##_INF | _MM_FROUND_NO_EXC) \
-       : _mm512_roundscale_pd(v, _MM_FROUND_TO_##MODE##_INF | _MM_FROUND_NO_EXC))
+#define ONYX__ROUND_PD(v, MODE) \
+  _mm512_roundscale_pd(v, _MM_FROUND_TO_##MODE##_INF | _MM_FROUND_NO_EXC)
 static inline __m512d onyx__ceil_f64(__m512d v, const onyx__cx_f64 *c) {
   (void)c;
   return ONYX__ROUND_PD(v, POS);

@@ -24,8 +24,6 @@
  *     half widens to a normal float32 or a zero, so a caller who sets DAZ
  *     could see the two paths differ on subnormal halves, as float32
  *     kernels already differ from numpy on subnormal float32 then.)
- * ONYX__SIMD_ROUND_KEEPS_NAN does not apply, as it does not to the float16
- * kernels of the other files, which narrowing makes quiet anyway.
  *
  * Halves are stored as uint16_t and move through integer loads and stores
  * (cast to and from __m512h, which costs no instruction), so that tails
@@ -41,6 +39,9 @@
 
 #define ONYX__SIMD_ISA    avx512fp16
 #define ONYX__SIMD_MASKED 1
+/* Streaming stores, ordered by SFENCE. */
+#define ONYX__SIMD_STREAMS 1
+static inline void onyx__stream_fence(void) { _mm_sfence(); }
 
 /*
  * Only float16 Ceil and Floor, in the class p16 (stored as 32 halves per

@@ -17,6 +17,9 @@
 
 #define ONYX__SIMD_ISA    sse41
 #define ONYX__SIMD_MASKED 0
+/* Streaming stores, ordered by SFENCE. */
+#define ONYX__SIMD_STREAMS 1
+static inline void onyx__stream_fence(void) { _mm_sfence(); }
 /*
  * No Clip on 64-bit integers at this level: without PCMPGTQ (SSE4.2) a
  * 64-bit compare takes six instructions, and the vector kernel measured
@@ -44,13 +47,11 @@ static inline bool onyx__cx_set_f32(onyx__cx_f32 *c, const onyx__kparams *p) {
 
 static inline __m128 onyx__ceil_f32(__m128 v, const onyx__cx_f32 *c) {
   (void)c;
-  const __m128 r = _mm_round_ps(v, _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC);
-  return ONYX__SIMD_ROUND_KEEPS_NAN ? _mm_blendv_ps(r, v, _mm_cmpunord_ps(v, v)) : r;
+  return _mm_round_ps(v, _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC);
 }
 static inline __m128 onyx__floor_f32(__m128 v, const onyx__cx_f32 *c) {
   (void)c;
-  const __m128 r = _mm_round_ps(v, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
-  return ONYX__SIMD_ROUND_KEEPS_NAN ? _mm_blendv_ps(r, v, _mm_cmpunord_ps(v, v)) : r;
+  return _mm_round_ps(v, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
 }
 /* +-1 with x's sign where x is a nonzero number, +0 for +-0, x for NaN
  * (CMPNEQPS is true for NaN too; the blend then puts x back). */
@@ -86,13 +87,11 @@ static inline bool onyx__cx_set_f64(onyx__cx_f64 *c, const onyx__kparams *p) {
 
 static inline __m128d onyx__ceil_f64(__m128d v, const onyx__cx_f64 *c) {
   (void)c;
-  const __m128d r = _mm_round_pd(v, _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC);
-  return ONYX__SIMD_ROUND_KEEPS_NAN ? _mm_blendv_pd(r, v, _mm_cmpunord_pd(v, v)) : r;
+  return _mm_round_pd(v, _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC);
 }
 static inline __m128d onyx__floor_f64(__m128d v, const onyx__cx_f64 *c) {
   (void)c;
-  const __m128d r = _mm_round_pd(v, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
-  return ONYX__SIMD_ROUND_KEEPS_NAN ? _mm_blendv_pd(r, v, _mm_cmpunord_pd(v, v)) : r;
+  return _mm_round_pd(v, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
 }
 static inline __m128d onyx__sign_f64(__m128d v, const onyx__cx_f64 *c) {
   (void)c;
