@@ -188,4 +188,11 @@ verdict() { [ "$1" -le "$2" ] && echo "met" || echo "not met"; }
 echo "goals (docs/embedded.md): one Ceil at most 16384 bytes added:" \
   "$(verdict "$added_ceil_float" 16384) ($added_ceil_float with LTO);" \
   "its arena at most 1024 bytes: $(verdict "$arena_ceil_float" 1024) ($arena_ceil_float)"
+# What the one-Ceil arena has come down to (docs/embedded.md): more is a
+# regression, and fails. Lower it when the arena shrinks.
+arena_most=2416
+if [ "$arena_ceil_float" -gt "$arena_most" ]; then
+  echo "baremetal.sh: the one-Ceil arena grew to $arena_ceil_float bytes (at most $arena_most)" >&2
+  exit 1
+fi
 echo "baremetal.sh: done in $((SECONDS - start)) s"
