@@ -3,8 +3,9 @@
  * onyx info: describes any model the library loads, also one onyx cannot
  * run: its IR version and opset imports, its producer and metadata, its
  * nodes (each with why onyx cannot run it, where it cannot), and whether
- * onyx runs the whole model, with the library's reason when not. The inputs and outputs come from
- * a session, so they are shown only for a model onyx runs. The exit status
+ * onyx runs the whole model, with the library's reason when not. The inputs and outputs, and
+ * the shape of every node output (onyx_session_value_info()), come from a session, so they are
+ * shown only for a model onyx runs. The exit status
  * is 0 whenever the model loads. --json prints the same as one JSON object
  * (docs/cli.md lists its fields).
  */
@@ -23,14 +24,16 @@ typedef struct info_model {
   onyx_status refused;         /* ONYX_OK, or the status of onyx_session_create() */
   onyx_error refused_err;      /* its message */
   const onyx_op_registry *ops; /* --ops, or NULL */
+  size_t n_values;             /* the session's values, */
+  onyx_value_info *values;     /* sorted by name (by_name) */
 } info_model;
 
 /* ---- One input or output, as text or JSON --------------------------------- */
 
 /* "  NAME: TYPE [8, N, ?]", or {"name": N, "type": T, "shape": [8, "N", null]}
- * (symbolic dims by name, unknown ones as ? or null; no shape declared:
- * "(shape not declared)" or null). */
-static void put_value_info(const onyx_value_info *v, int json) {
+ * (symbolic dims by name, unknown ones as ? or null; no shape: the text
+ * says no_shape, JSON null). */
+static void put_value_info(const onyx_value_info *v, int json, const char *no_shape) {
   if (json) {
     fputs("{\"name\": ", stdout);
     cli_put_json(stdout, v->name);
@@ -39,7 +42,10 @@ static void put_value_info(const onyx_value_info *v, int json) {
     printf("  %s: %s ", cli_esc(v->name), onyx_dtype_name(v->dtype));
   }
   if (!v->has_shape) {
-    fputs(json ? "null}" : "(shape not declared)\n", stdout);
+    if (json)
+      fputs("null}", stdout);
+    else
+      printf("(%s)\n", no_shape);
     return;
   }
   putchar('[');
@@ -58,6 +64,77 @@ static void put_value_info(const onyx_value_info *v, int json) {
   fputs(json ? "]}" : "]\n", stdout);
 }
 
+/* ---- The session's values, by name ------------------------------------ */
+
+static int by_name(const void *a, const void *b) {
+  return strcmp(((const onyx_value_info *)a)->name, ((const onyx_value_info *)b)->name);
+}
+
+/* The session's description of the value called name, or NULL. */
+static const onyx_value_info *find_value(const info_model *im, const char *name) {
+  onyx_value_info key = {.name = name};
+  if (im->n_values == 0 || name == NULL) return NULL;
+  return bsearch(&key, im->values, im->n_values, sizeof key, by_name);
+}
+
+/* Reads every value of the session, sorted by name for find_value;
+ * CLI_ERROR after printing why not. */
+static int read_values(info_model *im) {
+  size_t n = onyx_session_value_count(im->m.session);
+  im->values = calloc(n + 1, sizeof *im->values);
+  if (im->values == NULL) {
+    cli_error_oom();
+    return CLI_ERROR;
+  }
+  onyx_error err;
+  for (size_t i = 0; i < n; i++) {
+    cli_reset_error(&err);
+    onyx_status st = onyx_session_value_info(im->m.session, i, &im->values[i], &err);
+    if (st != ONYX_OK) {
+      cli_report(im->m.path, st, &err);
+      return CLI_ERROR;
+    }
+  }
+  qsort(im->values, n, sizeof *im->values, by_name);
+  im->n_values = n;
+  return CLI_OK;
+}
+
+/* An output's description: as declared, else as computed at creation. */
+static const onyx_value_info *output_info(const info_model *im, const onyx_value_info *out) {
+  const onyx_value_info *v = out->has_shape ? NULL : find_value(im, out->name);
+  return v != NULL && v->has_shape ? v : out;
+}
+
+/* Every node output's type and shape as the session knows them at
+ * creation, in model order: "values:" then one line each, or
+ * , "values": [...]; unknown without a session. */
+static onyx_status put_node_values(const info_model *im, int json, onyx_error *err) {
+  if (json)
+    printf(", \"values\": %s", im->m.session ? "[" : "null");
+  else if (!im->m.session)
+    puts("values: (not known: onyx cannot run this model)");
+  else
+    puts("values:");
+  if (!im->m.session) return ONYX_OK;
+  size_t n = onyx_model_node_count(im->m.model), shown = 0;
+  for (size_t i = 0; i < n; i++) {
+    onyx_node_info node;
+    cli_reset_error(err);
+    onyx_status st = onyx_model_node(im->m.model, i, &node, err);
+    if (st != ONYX_OK) return st;
+    for (size_t k = 0; k < node.output_count; k++) {
+      const onyx_value_info *v = find_value(im, node.outputs[k]);
+      if (v == NULL) continue; /* an omitted optional output */
+      if (json && shown) fputs(", ", stdout);
+      put_value_info(v, json, "shape not known before a run");
+      shown++;
+    }
+  }
+  if (json) putchar(']');
+  return ONYX_OK;
+}
+
 /* The inputs or outputs under title; unknown without a session. */
 static void put_value_infos(const info_model *im, int json, const char *title, size_t n,
                             const onyx_value_info *infos) {
@@ -70,7 +147,10 @@ static void put_value_infos(const info_model *im, int json, const char *title, s
   if (!im->m.session) return;
   for (size_t i = 0; i < n; i++) {
     if (json && i) fputs(", ", stdout);
-    put_value_info(&infos[i], json);
+    if (infos == im->m.in_info)
+      put_value_info(&infos[i], json, "shape not declared");
+    else
+      put_value_info(output_info(im, &infos[i]), json, "shape not known before a run");
   }
   if (json) putchar(']');
 }
@@ -280,7 +360,8 @@ static onyx_status describe(const info_model *im, int json, onyx_error *err) {
   if (st != ONYX_OK) return st;
   put_value_infos(im, json, "inputs", im->m.n_in, im->m.in_info);
   put_value_infos(im, json, "outputs", im->m.n_out, im->m.out_info);
-  st = print_nodes(im, json, err);
+  st = put_node_values(im, json, err);
+  if (st == ONYX_OK) st = print_nodes(im, json, err);
   if (st == ONYX_OK) print_runnable(im, json);
   return st;
 }
@@ -303,7 +384,15 @@ static int open_info(const char *path, const onyx_session_options *opts, info_mo
     im->m.session = NULL;
     return CLI_OK;
   }
-  return cli_model_read_infos(&im->m);
+  int rc = cli_model_read_infos(&im->m);
+  if (rc != CLI_OK) return rc;
+  rc = read_values(im);
+  if (rc != CLI_OK) {
+    free(im->values);
+    cli_model_close(&im->m);
+    return CLI_ERROR;
+  }
+  return CLI_OK;
 }
 
 int cli_info(cli_args *a) {
@@ -319,6 +408,7 @@ int cli_info(cli_args *a) {
     cli_report(im.m.path, st, &err);
     rc = CLI_ERROR;
   }
+  free(im.values);
   cli_model_close(&im.m);
   return rc;
 }

@@ -64,6 +64,32 @@ if(ONYX_PYTHON)
     ${CMAKE_CURRENT_BINARY_DIR}/one_engine)
   set_tests_properties(onyx.custom.one_engine PROPERTIES FIXTURES_REQUIRED one_engine
     LABELS custom)
+  # onyx info shows the shapes known at creation through onyx's ops and
+  # registered ones: N by name where the model declares it, ? where only
+  # a run knows it, and none for what follows an input without a shape.
+  add_test(NAME onyx.custom.info COMMAND onyx info --ops $<TARGET_FILE:testops>
+    ${CMAKE_CURRENT_BINARY_DIR}/one_engine/info.onnx)
+  set_tests_properties(onyx.custom.info PROPERTIES FIXTURES_REQUIRED one_engine LABELS "custom;cli"
+    PASS_REGULAR_EXPRESSION [=[
+inputs:
+  x: float \[N, 4\]
+  y: float \[4\]
+  u: float \(shape not declared\)
+outputs:
+  a: float \[N, 4\]
+  z: float \[\?, 4\]
+  w: float \(shape not known before a run\)
+values:
+  a: float \[\?, 4\]
+  c: float \[\?, 4\]
+  z: float \[\?, 4\]
+  w: float \(shape not known before a run\)
+nodes:
+]=])
+  add_test(NAME onyx.custom.info.json COMMAND onyx info --json --ops $<TARGET_FILE:testops>
+    ${CMAKE_CURRENT_BINARY_DIR}/one_engine/info.onnx)
+  set_tests_properties(onyx.custom.info.json PROPERTIES FIXTURES_REQUIRED one_engine
+    LABELS "custom;cli" PASS_REGULAR_EXPRESSION [=["outputs": \[{"name": "a", "type": "float", "shape": \["N", 4\]}, {"name": "z", "type": "float", "shape": \[null, 4\]}, {"name": "w", "type": "float", "shape": null}\], "values": \[{"name": "a", "type": "float", "shape": \[null, 4\]}, {"name": "c", "type": "float", "shape": \[null, 4\]}, {"name": "z", "type": "float", "shape": \[null, 4\]}, {"name": "w", "type": "float", "shape": null}\], "nodes"]=])
 else()
   add_test(NAME onyx.custom.one_engine COMMAND ${CMAKE_COMMAND} -E echo
     "SKIP custom.one_engine: no /usr/bin/python3 to compute numpy's results")

@@ -8,7 +8,8 @@ onyx's Ceil, Clip, Sign and Floor, under a symbolic batch dimension N.
     one_engine.py OUTDIR
 
 OUTDIR/model.onnx, and for each batch size B (a small one first)
-OUTDIR/batch_I/input_K.pb and output_K.pb. The registered ops, in the
+OUTDIR/batch_I/input_K.pb and output_K.pb; also OUTDIR/info.onnx for
+onyx.custom.info (see info_model). The registered ops, in the
 domain com.example, are defined here as the C test implements them:
   BroadcastAdd(a, b) = a + b, numpy broadcasting;
   MinMax(a, b)       = (a < b ? a : b, a > b ? a : b), elementwise;
@@ -58,6 +59,27 @@ def make_model():
     return m
 
 
+def info_model():
+    """For onyx info --ops libtestops.so (tests/custom/testops.c): shapes
+    through its Add (broadcasting a symbolic [N, 4] with [4]), onyx's Ceil
+    and its Abs, and its Neg on an input that declares no shape."""
+    nodes = [helper.make_node("Add", ["x", "y"], ["a"], name="add"),
+             helper.make_node("Ceil", ["a"], ["c"], name="ceil"),
+             helper.make_node("Abs", ["c"], ["z"], name="abs"),
+             helper.make_node("Neg", ["u"], ["w"], name="neg")]
+    g = helper.make_graph(
+        nodes, "info",
+        [helper.make_tensor_value_info("x", F, ["N", 4]),
+         helper.make_tensor_value_info("y", F, [4]),
+         helper.make_tensor_value_info("u", F, None)],
+        [helper.make_tensor_value_info("a", F, ["N", 4]),
+         helper.make_tensor_value_info("z", F, None),
+         helper.make_tensor_value_info("w", F, None)])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+    m.ir_version = 8
+    return m
+
+
 def reference(x, y):
     bias = np.array([0.5, -1.25, 2.0, -0.0], np.float32)
     a2 = (np.ceil(x) + y) + bias
@@ -86,6 +108,8 @@ def main(out):
     os.makedirs(out, exist_ok=True)
     with open(os.path.join(out, "model.onnx"), "wb") as f:
         f.write(make_model().SerializeToString())
+    with open(os.path.join(out, "info.onnx"), "wb") as f:
+        f.write(info_model().SerializeToString())
     rng = np.random.default_rng(21)
     for i, batch in enumerate(BATCHES):
         d = os.path.join(out, "batch_%d" % i)
