@@ -3,7 +3,8 @@
 # official backend-test folders of its ops run through `onyx test --ops`,
 # the unit test of the API, and the example.
 
-# libtestops.so: Abs, Neg, Relu, Add, Mul, Identity, Cast float<->float16.
+# libtestops.so: Abs, Neg, Relu, Add, Mul, Identity, Cast float<->float16, Sum
+# (any number of inputs of one shape), Split (equal parts, one per output).
 add_library(testops MODULE ${CMAKE_CURRENT_SOURCE_DIR}/custom/testops.c)
 target_include_directories(testops PRIVATE ${PROJECT_SOURCE_DIR}/include ${PROJECT_SOURCE_DIR}/src)
 target_compile_options(testops PRIVATE ${ONYX_WARNINGS})
@@ -15,14 +16,18 @@ endif()
 
 # Every folder of Debian's libonnx-testdata for these ops whose model uses
 # tensors only (test_identity_opt and _sequence use optional and sequence
-# types, which onyx does not run). Listed by name, so that a missing
+# types, which onyx does not run; test_split_variable_parts_* and
+# test_split_zero_size_splits give a 'split' input, which this Split does
+# not take). Listed by name, so that a missing
 # folder fails the test instead of shrinking it; --strict counts a skip
 # as a failure.
 set(ONYX_CUSTOM_CASES
   test_abs test_neg test_neg_example test_relu
   test_add test_add_bcast test_add_uint8
   test_mul test_mul_bcast test_mul_example test_mul_uint8
-  test_identity test_cast_FLOAT_to_FLOAT16 test_cast_FLOAT16_to_FLOAT)
+  test_identity test_cast_FLOAT_to_FLOAT16 test_cast_FLOAT16_to_FLOAT
+  test_sum_example test_sum_one_input test_sum_two_inputs
+  test_split_equal_parts_1d test_split_equal_parts_2d test_split_equal_parts_default_axis)
 list(LENGTH ONYX_CUSTOM_CASES ONYX_CUSTOM_COUNT)
 list(TRANSFORM ONYX_CUSTOM_CASES PREPEND ${ONYX_TESTDATA_DIR}/node/)
 add_test(NAME onyx.custom.backend COMMAND $<TARGET_FILE:onyx> test --strict -v --ops
@@ -86,6 +91,12 @@ values:
   w: float \(shape not known before a run\)
 nodes:
 ]=])
+  # The test op library's Sum, which may write over input 0, reading one
+  # value three times, and its Split's two outputs summed again.
+  add_test(NAME onyx.custom.sum_repeated COMMAND onyx test --strict -v --ops $<TARGET_FILE:testops>
+    ${CMAKE_CURRENT_BINARY_DIR}/one_engine/sum_repeated)
+  set_tests_properties(onyx.custom.sum_repeated PROPERTIES FIXTURES_REQUIRED one_engine
+    LABELS custom PASS_REGULAR_EXPRESSION "1 passed, 0 failed, 0 skipped")
   add_test(NAME onyx.custom.info.json COMMAND onyx info --json --ops $<TARGET_FILE:testops>
     ${CMAKE_CURRENT_BINARY_DIR}/one_engine/info.onnx)
   set_tests_properties(onyx.custom.info.json PROPERTIES FIXTURES_REQUIRED one_engine

@@ -9,7 +9,8 @@ onyx's Ceil, Clip, Sign and Floor, under a symbolic batch dimension N.
 
 OUTDIR/model.onnx, and for each batch size B (a small one first)
 OUTDIR/batch_I/input_K.pb and output_K.pb; also OUTDIR/info.onnx for
-onyx.custom.info (see info_model). The registered ops, in the
+onyx.custom.info (see info_model) and the backend-test folder
+OUTDIR/sum_repeated for onyx.custom.sum_repeated. The registered ops, in the
 domain com.example, are defined here as the C test implements them:
   BroadcastAdd(a, b) = a + b, numpy broadcasting;
   MinMax(a, b)       = (a < b ? a : b, a > b ? a : b), elementwise;
@@ -80,6 +81,32 @@ def info_model():
     return m
 
 
+def sum_repeated(out):
+    """A backend-test folder for onyx test --ops libtestops.so: its Sum,
+    which may write over input 0, reading one value several times, and
+    Split's two halves summed again, after onyx's Ceil."""
+    nodes = [helper.make_node("Ceil", ["x"], ["c"], name="ceil"),
+             helper.make_node("Sum", ["c", "c", "c"], ["s"], name="sum3"),
+             helper.make_node("Split", ["s"], ["h0", "h1"], name="halves", axis=-1),
+             helper.make_node("Sum", ["h0", "h1", "h0", "h1"], ["y"], name="sum4")]
+    g = helper.make_graph(nodes, "sum_repeated",
+                          [helper.make_tensor_value_info("x", F, [3, 2])],
+                          [helper.make_tensor_value_info("y", F, [3, 1]),
+                           helper.make_tensor_value_info("h1", F, [3, 1])])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+    m.ir_version = 8
+    x = np.array([[0.5, 1.5], [-2.25, 3], [4.75, -0.5]], np.float32)
+    s = np.ceil(x) + np.ceil(x) + np.ceil(x)
+    h0, h1 = s[:, :1], s[:, 1:]
+    d = os.path.join(out, "sum_repeated", "test_data_set_0")
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(out, "sum_repeated", "model.onnx"), "wb") as f:
+        f.write(m.SerializeToString())
+    for name, a in (("input_0", x), ("output_0", h0 + h1 + h0 + h1), ("output_1", h1)):
+        with open(os.path.join(d, name + ".pb"), "wb") as f:
+            f.write(numpy_helper.from_array(np.ascontiguousarray(a)).SerializeToString())
+
+
 def reference(x, y):
     bias = np.array([0.5, -1.25, 2.0, -0.0], np.float32)
     a2 = (np.ceil(x) + y) + bias
@@ -110,6 +137,7 @@ def main(out):
         f.write(make_model().SerializeToString())
     with open(os.path.join(out, "info.onnx"), "wb") as f:
         f.write(info_model().SerializeToString())
+    sum_repeated(out)
     rng = np.random.default_rng(21)
     for i, batch in enumerate(BATCHES):
         d = os.path.join(out, "batch_%d" % i)

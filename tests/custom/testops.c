@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * An op library written for the tests: Abs, Neg, Relu, Add and Mul (with
- * numpy broadcasting), Identity, and Cast between float and float16, as
- * registered operators of the ai.onnx domain. Built as libtestops.so and
+ * numpy broadcasting), Identity, Cast between float and float16, Sum of
+ * any number of inputs of one shape, and Split (opset 13 to 17) into equal
+ * parts, one per output, as registered operators of the ai.onnx domain. Built as libtestops.so and
  * loaded with `onyx test --ops`, onyx_op_registry_load_library() or
  * Python's register_custom_ops_library(), it runs the official ONNX
  * backend-test folders of these ops bit for bit.
@@ -252,6 +253,112 @@ static onyx_status compute_binary(onyx_op_context *ctx) {
   return ONYX_OK;
 }
 
+/* ---- Sum: any number of inputs, of one shape (no broadcasting) ---- */
+
+/* Every input has input 0's rank and, where both are known, its dims; a
+ * -1 (unknown at session creation) takes another input's size. */
+static onyx_status infer_sum(onyx_op_context *ctx) {
+  onyx_tensor x0, x;
+  onyx_op_input(ctx, 0, &x0);
+  int ranks_known = 1;
+  for (size_t i = 0; i < onyx_op_input_count(ctx); i++)
+    ranks_known &= onyx_op_input_rank_known(ctx, i);
+  for (size_t i = 1; ranks_known && i < onyx_op_input_count(ctx); i++) {
+    onyx_op_input(ctx, i, &x);
+    if (x.rank != x0.rank)
+      return onyx_op_fail(ctx, ONYX_SHAPE,
+                          "input %zu has rank %u, input 0 rank %u: this Sum "
+                          "does not broadcast",
+                          i, x.rank, x0.rank);
+    for (uint32_t d = 0; d < x.rank; d++) {
+      if (x0.dims[d] < 0) x0.dims[d] = x.dims[d];
+      if (x.dims[d] >= 0 && x.dims[d] != x0.dims[d])
+        return onyx_op_fail(ctx, ONYX_SHAPE,
+                            "input %zu: dimension %u is %lld, input 0's %lld: "
+                            "this Sum does not broadcast",
+                            i, d, (long long)x.dims[d], (long long)x0.dims[d]);
+    }
+  }
+  return onyx_op_set_output(ctx, 0, x0.dtype, x0.rank, x0.dims);
+}
+
+/* y = x0, then y += xi for each later input, element by element (in place
+ * over input 0 when onyx gives its buffer). */
+static onyx_status compute_sum(onyx_op_context *ctx) {
+  onyx_tensor x, y;
+  onyx_op_output(ctx, 0, &y);
+  onyx_op_input(ctx, 0, &x);
+  size_t size = onyx_dtype_size(y.dtype), n = y.size / size;
+  if (y.size > 0 && x.data != y.data) memmove(y.data, x.data, y.size);
+  for (size_t i = 1; i < onyx_op_input_count(ctx); i++) {
+    onyx_op_input(ctx, i, &x);
+    for (size_t e = 0; e < n; e++) {
+      char *p = (char *)y.data + e * size;
+      if (!binary_elem(y.dtype, OP_ADD, p, (const char *)x.data + e * size, p))
+        return onyx_op_fail(ctx, ONYX_TYPE, "type %s is not implemented", onyx_dtype_name(y.dtype));
+    }
+  }
+  return ONYX_OK;
+}
+
+/* ---- Split into equal parts along 'axis' (default 0), one per output ---- */
+
+/* The axis, from -rank .. rank-1; -1 (after a message) when out of range. */
+static int split_axis(onyx_op_context *ctx, uint32_t rank) {
+  onyx_attribute_info a;
+  int64_t axis = onyx_op_attribute(ctx, "axis", &a) && a.type == 2 ? a.i : 0;
+  if (axis < -(int64_t)rank || axis >= (int64_t)rank) {
+    /* ONYX_SHAPE, not ONYX_ATTRIBUTE: with a rank known only at run time
+     * the fault shows at a run, in the shape of that run's input. */
+    onyx_op_fail(ctx, ONYX_SHAPE, "axis %lld is out of range for an input of rank %u",
+                 (long long)axis, rank);
+    return -1;
+  }
+  return (int)(axis < 0 ? axis + rank : axis);
+}
+
+static onyx_status infer_split(onyx_op_context *ctx) {
+  onyx_tensor x;
+  onyx_op_input(ctx, 0, &x);
+  if (!onyx_op_input_rank_known(ctx, 0)) { /* any shape will do: infer runs again */
+    for (size_t k = 0; k < onyx_op_output_count(ctx); k++)
+      if (onyx_op_set_output(ctx, k, x.dtype, 0, NULL) != ONYX_OK) return ONYX_SHAPE;
+    return ONYX_OK;
+  }
+  int axis = split_axis(ctx, x.rank);
+  if (axis < 0) return ONYX_SHAPE;
+  int64_t parts = (int64_t)onyx_op_output_count(ctx), n = x.dims[axis];
+  if (n >= 0 && n % parts != 0)
+    return onyx_op_fail(ctx, ONYX_SHAPE,
+                        "dimension %d of %lld does not split into %lld equal "
+                        "parts",
+                        axis, (long long)n, (long long)parts);
+  x.dims[axis] = n < 0 ? -1 : n / parts;
+  for (size_t k = 0; k < (size_t)parts; k++)
+    if (onyx_op_set_output(ctx, k, x.dtype, x.rank, x.dims) != ONYX_OK) return ONYX_SHAPE;
+  return ONYX_OK;
+}
+
+/* Output k holds rows [k * part, (k + 1) * part) of the axis, for every
+ * index of the dims before it. */
+static onyx_status compute_split(onyx_op_context *ctx) {
+  onyx_tensor x, y;
+  onyx_op_input(ctx, 0, &x);
+  int axis = split_axis(ctx, x.rank);
+  if (axis < 0) return ONYX_SHAPE;
+  size_t parts = onyx_op_output_count(ctx), outer = 1, inner = onyx_dtype_size(x.dtype);
+  for (int d = 0; d < axis; d++) outer *= (size_t)x.dims[d];
+  for (uint32_t d = (uint32_t)axis + 1; d < x.rank; d++) inner *= (size_t)x.dims[d];
+  size_t row = (size_t)x.dims[axis] / parts * inner; /* bytes of one part per outer index */
+  for (size_t k = 0; k < parts; k++) {
+    onyx_op_output(ctx, k, &y);
+    if (y.data == NULL || row == 0) continue; /* an omitted output */
+    for (size_t o = 0; o < outer; o++)
+      memcpy((char *)y.data + o * row, (const char *)x.data + (o * parts + k) * row, row);
+  }
+  return ONYX_OK;
+}
+
 /* ---- Registration ---- */
 
 #define NUMERIC                                                           \
@@ -263,9 +370,8 @@ static onyx_status compute_binary(onyx_op_context *ctx) {
    ONYX_DTYPE_BIT(ONYX_DTYPE_UINT32) | ONYX_DTYPE_BIT(ONYX_DTYPE_UINT64))
 #define HALVES (ONYX_DTYPE_BIT(ONYX_DTYPE_FLOAT) | ONYX_DTYPE_BIT(ONYX_DTYPE_FLOAT16))
 
-static onyx_status add_op(onyx_op_registry *reg, const char *name, uint32_t n_in, uint32_t types,
-                          onyx_op_infer_fn infer, onyx_op_compute_fn compute, intptr_t which,
-                          onyx_error *err) {
+static onyx_custom_op op_def(const char *name, uint32_t n_in, uint32_t types,
+                             onyx_op_infer_fn infer, onyx_op_compute_fn compute, intptr_t which) {
   onyx_custom_op def;
   memset(&def, 0, sizeof def);
   def.domain = "";
@@ -282,12 +388,21 @@ static onyx_status add_op(onyx_op_registry *reg, const char *name, uint32_t n_in
   def.infer = infer;
   def.compute = compute;
   def.user_data = (void *)which;
+  return def;
+}
+
+static onyx_status add_op(onyx_op_registry *reg, const char *name, uint32_t n_in, uint32_t types,
+                          onyx_op_infer_fn infer, onyx_op_compute_fn compute, intptr_t which,
+                          onyx_error *err) {
+  onyx_custom_op def = op_def(name, n_in, types, infer, compute, which);
   return onyx_op_registry_add(reg, &def, err);
 }
 
 /* The ops whose outputs are as large as their inputs: all but Add and Mul.
  * The fuzz target registers only these, so that no mutated model makes it
- * broadcast two large inputs into a huge output. */
+ * broadcast two large inputs into a huge output; Sum (any number of
+ * inputs, in place) and Split (any number of outputs) take its mutants
+ * through onyx's handling of those. */
 onyx_status testops_register_elementwise(onyx_op_registry *reg, onyx_error *err);
 
 onyx_status testops_register_elementwise(onyx_op_registry *reg, onyx_error *err) {
@@ -299,6 +414,20 @@ onyx_status testops_register_elementwise(onyx_op_registry *reg, onyx_error *err)
   if (st == ONYX_OK)
     st = add_op(reg, "Identity", 1, ONYX_DTYPES_ALL, infer_like_input, compute_identity, 0, err);
   if (st == ONYX_OK) st = add_op(reg, "Cast", 1, HALVES, infer_cast, compute_cast, 0, err);
+  if (st == ONYX_OK) {
+    onyx_custom_op def = op_def("Sum", 1, NUMERIC | UNSIGNED, infer_sum, compute_sum, 0);
+    def.since_min = 6; /* Sum-6 and later; this one does not broadcast (Sum-8 does) */
+    def.max_inputs = ONYX_OP_VARIADIC;
+    def.allows_in_place = 1;
+    st = onyx_op_registry_add(reg, &def, err);
+  }
+  if (st == ONYX_OK) {
+    onyx_custom_op def = op_def("Split", 1, ONYX_DTYPES_ALL, infer_split, compute_split, 0);
+    def.since_min = 13; /* no 'split' input (equal parts); opset 18 adds num_outputs */
+    def.since_max = 17;
+    def.max_outputs = ONYX_OP_VARIADIC;
+    st = onyx_op_registry_add(reg, &def, err);
+  }
   return st;
 }
 
