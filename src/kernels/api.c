@@ -32,8 +32,13 @@ static onyx__dmask kop_types(onyx__kop op) {
   return m;
 }
 
+/*
+ * Runs op's kernel on n elements. op_params is the op's own parameter
+ * block, filled by the op's entry point (Clip's bounds), or NULL for an op
+ * without parameters; this function adds only what every op shares.
+ */
 static onyx_status kernel_call(onyx__kop op, onyx_dtype dtype, size_t n, const void *x, void *y,
-                               const void *lo, const void *hi, onyx_error *err) {
+                               const onyx__kparams *op_params, onyx_error *err) {
   char name[16];
   if (n > 0 && (x == NULL || y == NULL)) {
     kop_onnx_name(op, name, sizeof name);
@@ -55,29 +60,36 @@ static onyx_status kernel_call(onyx__kop op, onyx_dtype dtype, size_t n, const v
                       allowed);
   }
   if (n == 0) return ONYX_OK;
-  /* Clip's bounds (the others get zeroes they never read) and, for every
-   * op, whether the output is large enough to stream. */
+  /* The op's parameters (zeroes for an op without any, which its kernels
+   * never read) and whether the output is large enough to stream. */
   onyx__kparams params;
-  memset(&params, 0, sizeof params);
-  if (op == ONYX__KOP_CLIP) onyx__clip_params(dtype, lo, hi, &params);
+  if (op_params != NULL) {
+    params = *op_params;
+  } else {
+    memset(&params, 0, sizeof params);
+  }
   params.stream = n >= ONYX__STREAM_MIN_BYTES / onyx__dtype_size(dtype);
   kernel(n, x, y, &params);
   return ONYX_OK;
 }
 
 onyx_status onyx_ceil(onyx_dtype dtype, size_t n, const void *x, void *y, onyx_error *err) {
-  return kernel_call(ONYX__KOP_CEIL, dtype, n, x, y, NULL, NULL, err);
+  return kernel_call(ONYX__KOP_CEIL, dtype, n, x, y, NULL, err);
 }
 
 onyx_status onyx_floor(onyx_dtype dtype, size_t n, const void *x, void *y, onyx_error *err) {
-  return kernel_call(ONYX__KOP_FLOOR, dtype, n, x, y, NULL, NULL, err);
+  return kernel_call(ONYX__KOP_FLOOR, dtype, n, x, y, NULL, err);
 }
 
 onyx_status onyx_sign(onyx_dtype dtype, size_t n, const void *x, void *y, onyx_error *err) {
-  return kernel_call(ONYX__KOP_SIGN, dtype, n, x, y, NULL, NULL, err);
+  return kernel_call(ONYX__KOP_SIGN, dtype, n, x, y, NULL, err);
 }
 
 onyx_status onyx_clip(onyx_dtype dtype, size_t n, const void *x, void *y, const void *lo,
                       const void *hi, onyx_error *err) {
-  return kernel_call(ONYX__KOP_CLIP, dtype, n, x, y, lo, hi, err);
+  /* Clip's parameter block: its bounds, in the kernel's computing type
+   * (zeroes for a type without a kernel, which kernel_call reports). */
+  onyx__kparams params;
+  onyx__clip_params(dtype, lo, hi, &params);
+  return kernel_call(ONYX__KOP_CLIP, dtype, n, x, y, &params, err);
 }

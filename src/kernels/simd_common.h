@@ -33,9 +33,14 @@
  *   onyx__ldm_C(p, r), onyx__stm_C(p, r, v)
  *                             (ONYX__SIMD_MASKED only) the first r < N
  *                             elements, touching no others
- *   onyx__cx_K                the Clip bounds as vectors
- *   onyx__cx_set_K(c, p)      fills c from params p; false if the kernel
- *                             must leave the call to the scalar kernel
+ *   onyx__cx_K                what a kernel of class K keeps for the
+ *                             whole call: Clip's bounds as vectors, and
+ *                             any constants of the class (tables)
+ *   onyx__cx_set_K(c, p)      fills c from p, the op's own parameter
+ *                             block (Clip's bounds) or NULL for an op
+ *                             without parameters (see simd_generate.h);
+ *                             false if the kernel must leave the call to
+ *                             the scalar kernel
  *   onyx__ceil_K, onyx__floor_K (float classes), onyx__sign_K, onyx__clip_K
  *                             v -> op(v), each taking (v, const onyx__cx_K *)
  *   ONYX__SIMD_ROUNDING_TYPES(X), ONYX__SIMD_SIGN_TYPES(X),

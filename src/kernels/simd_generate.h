@@ -89,6 +89,16 @@
 #define ONYX__SIMD_STREAM_PATH(T, C, K, OP)
 #endif
 
+/*
+ * Each op's own parameter block in params, which its kernels give the
+ * class's onyx__cx_set_K: Clip's bounds; NULL for the ops that have no
+ * parameters, whose kernels then read nothing from params but stream.
+ */
+#define ONYX__SIMD_PARAMS_ceil(params)  NULL
+#define ONYX__SIMD_PARAMS_floor(params) NULL
+#define ONYX__SIMD_PARAMS_sign(params)  NULL
+#define ONYX__SIMD_PARAMS_clip(params)  (params)
+
 /* One kernel: the streaming path where the ISA has one, the main loop,
  * the tail. */
 #define ONYX__SIMD_KERNEL(NAME, tn, T, C, K, OP, KOP)                                      \
@@ -98,7 +108,7 @@
     T *dst = y;                                                                            \
     onyx__cx_##K cx;                                                                       \
     const onyx__ukernel scalar = onyx__kernels_scalar.k[ONYX__KOP_##KOP][ONYX__DI_##NAME]; \
-    if (!onyx__cx_set_##K(&cx, ONYX__KOP_##KOP == ONYX__KOP_CLIP ? params : NULL)) {       \
+    if (!onyx__cx_set_##K(&cx, ONYX__SIMD_PARAMS_##OP(params))) {                          \
       scalar(n, x, y, params);                                                             \
       return;                                                                              \
     }                                                                                      \
