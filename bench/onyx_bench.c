@@ -1323,7 +1323,7 @@ int main(int argc, char **argv) {
   }
 
   onyx_isa detected = onyx_isa_detected();
-  onyx_isa used = cfg.isa_cap < detected ? cfg.isa_cap : detected;
+  onyx_isa used = onyx_isa_capped(cfg.isa_cap);
   char title[512];
   snprintf(title, sizeof title,
            "onyx %s, ISA %s (detected %s%s%s); ONNX Runtime %s; XNNPACK %s; median of timed "

@@ -390,15 +390,43 @@ static int per_node(const cli_model *m, const onyx_tensor *inputs, onyx_tensor *
 
 /* ---- The command -------------------------------------------------------- */
 
+/* Where level stands in ONYX_ISA_MAP, and its architecture, or -1. */
+static int isa_index(const char *name, const char **arch) {
+  static const struct {
+    const char *name, *arch;
+  } levels[] = {
+#define X(name, value, lname, arch, desc) {lname, #arch},
+      ONYX_ISA_MAP(X)
+#undef X
+  };
+  for (int i = 0; name != NULL && i < (int)(sizeof levels / sizeof levels[0]); i++) {
+    if (strcmp(name, levels[i].name) == 0) {
+      *arch = levels[i].arch;
+      return i;
+    }
+  }
+  return -1;
+}
+
 /* --isa also lowers the level of the whole process (the environment
  * variable ONYX_ISA), for the kernel API's calls. It is set only to lower
- * the level, and before the first call into onyx, which reads it once. */
+ * the level, and before the first call into onyx, which reads it once.
+ * Levels are ordered only within one architecture (ONYX_ISA_MAP lists each
+ * one's lowest first); two of different architectures leave scalar. */
 static void cap_process_isa(onyx_isa cap) {
   if (cap == ONYX_ISA_BEST) return;
-  const char *env = getenv("ONYX_ISA");
-  for (int i = 0; env && i <= (int)cap; i++)
-    if (strcmp(env, onyx_isa_name((onyx_isa)i)) == 0) return; /* already as low */
-  (void)cli_sys_setenv("ONYX_ISA", onyx_isa_name(cap));
+  const char *cap_arch = "", *env_arch = "";
+  const int c = isa_index(onyx_isa_name(cap), &cap_arch);
+  const int e = isa_index(getenv("ONYX_ISA"), &env_arch);
+  if (e < 0 || strcmp(cap_arch, "ANY") == 0) {
+    (void)cli_sys_setenv("ONYX_ISA", onyx_isa_name(cap));
+  } else if (strcmp(env_arch, "ANY") == 0) {
+    return; /* already scalar */
+  } else if (strcmp(env_arch, cap_arch) != 0) {
+    (void)cli_sys_setenv("ONYX_ISA", onyx_isa_name(ONYX_ISA_SCALAR));
+  } else if (c < e) {
+    (void)cli_sys_setenv("ONYX_ISA", onyx_isa_name(cap));
+  }
 }
 
 /* onyx bench's state: the model, its random inputs, the outputs the

@@ -138,32 +138,43 @@ typedef enum onyx_dtype {
  * architecture, description).
  *
  * The list exists once, here; the ::onyx_isa enum, onyx_isa_name(), the
- * values ONYX_ISA accepts and the kernel dispatch levels come from it.
- * Levels are ordered by value. A CPU supports scalar and some levels of its
- * own architecture (X86 or ARM); a cap or ONYX_ISA value selects the
- * highest supported level at most that value, so on an ARM CPU a cap of
- * avx2 means scalar, and on x86-64 a cap of neon means no cap. WebAssembly
- * (WASM) has no run-time detection: a build with SIMD128 supports it.
+ * values ONYX_ISA accepts and the levels kernels report come from it. A
+ * level names the kernels of one architecture (X86, ARM or WASM) or the
+ * portable ones (scalar, ANY); values are names, not an order. Within one
+ * architecture the list goes from lowest to highest, and a cap or an
+ * ONYX_ISA value lets kernels use the named level and those below it on
+ * that architecture: a CPU without the named level runs the best it has
+ * under it. Levels of different architectures are not ordered: a level of
+ * another architecture than the CPU's allows the portable kernels only, so
+ * on an ARM CPU a cap of avx2 means scalar, and on x86-64 a cap of neon
+ * means scalar too. WebAssembly has no run-time detection: a build with
+ * SIMD128 supports it.
+ *
+ * Changed from onyx 0.1.0, an ABI change: ONYX_ISA_BEST is 0 (it was 255)
+ * and the levels start at 1 (scalar was 0), so zero-initialised
+ * ::onyx_session_options run the best kernels; a level of another
+ * architecture means scalar (neon on x86-64 meant no cap).
  */
 #define ONYX_ISA_MAP(X)                                                       \
-  X(SCALAR, 0, "scalar", ANY, "portable C only")                              \
-  X(SSE41, 1, "sse41", X86, "x86-64 with SSE4.1")                             \
-  X(AVX2, 2, "avx2", X86, "x86-64 with AVX2, FMA and F16C")                   \
-  X(AVX512, 3, "avx512", X86, "x86-64 with AVX-512 F, BW, DQ and VL")         \
-  X(NEON, 4, "neon", ARM, "AArch64 Advanced SIMD, or 32-bit ARMv7 with NEON") \
-  X(WASM_SIMD128, 5, "wasm-simd128", WASM, "WebAssembly SIMD128, chosen when built")
+  X(SCALAR, 1, "scalar", ANY, "portable C only")                              \
+  X(SSE41, 2, "sse41", X86, "x86 with SSE4.1")                                \
+  X(AVX2, 3, "avx2", X86, "x86 with AVX2, FMA and F16C")                      \
+  X(AVX512, 4, "avx512", X86, "x86-64 with AVX-512 F, BW, DQ and VL")         \
+  X(NEON, 5, "neon", ARM, "AArch64 Advanced SIMD, or 32-bit ARMv7 with NEON") \
+  X(WASM_SIMD128, 6, "wasm-simd128", WASM, "WebAssembly SIMD128, chosen when built")
 
 /**
- * @brief Instruction-set levels, lowest first. Used to cap kernel selection.
+ * @brief Instruction-set levels, used to cap kernel selection.
  *
- * One enumerator ONYX_ISA_NAME = value per entry of ::ONYX_ISA_MAP, and
- * ONYX_ISA_BEST (255): no cap, the best the CPU and OS support.
+ * ONYX_ISA_BEST (0): no cap, the best the CPU and OS support; then one
+ * enumerator ONYX_ISA_NAME = value per entry of ::ONYX_ISA_MAP. A value that
+ * names no level caps to scalar.
  */
 typedef enum onyx_isa {
+  ONYX_ISA_BEST = 0,
 #define ONYX_X_(name, value, lname, arch, desc) ONYX_ISA_##name = value,
   ONYX_ISA_MAP(ONYX_X_)
 #undef ONYX_X_
-      ONYX_ISA_BEST = 255
 } onyx_isa;
 
 /**
@@ -243,18 +254,30 @@ ONYX_API int64_t onyx_max_opset(void);
 /**
  * @brief The ISA level kernels will use with no cap.
  *
- * Detected once per process (x86-64: CPUID and the OS's saved-register
- * state; ARM: the architecture, and on 32-bit ARM the kernel's HWCAP), then
- * lowered by the environment variable ONYX_ISA (a name of ::ONYX_ISA_MAP)
- * if set.
- * @return The level.
+ * Detected once per process from the CPU's features (x86: CPUID and the
+ * OS's saved-register state; ARM: the architecture, and on 32-bit ARM the
+ * kernel's HWCAP) and the kernels this build has, then lowered by the
+ * environment variable ONYX_ISA (a name of ::ONYX_ISA_MAP; a name of
+ * another architecture means scalar, one that is no level is ignored) if
+ * set. Equal to onyx_isa_capped(ONYX_ISA_BEST).
+ * @return The level, never ONYX_ISA_BEST.
  */
 ONYX_API onyx_isa onyx_isa_detected(void);
 
 /**
+ * @brief The best ISA level kernels will use under a cap.
+ * @param cap A level, or ONYX_ISA_BEST for none.
+ * @return The highest level at most cap (on cap's architecture, see
+ *         ::ONYX_ISA_MAP) that this CPU and build have; ONYX_ISA_SCALAR
+ *         for a cap of another architecture or a value that is no level.
+ */
+ONYX_API onyx_isa onyx_isa_capped(onyx_isa cap);
+
+/**
  * @brief The name of an ISA level.
  * @param isa A level.
- * @return "avx2" and so on. Static.
+ * @return "avx2" and so on; "best" for ONYX_ISA_BEST, "unknown" for a value
+ *         that is no level. Static.
  */
 ONYX_API const char *onyx_isa_name(onyx_isa isa);
 
@@ -540,9 +563,8 @@ ONYX_API onyx_status onyx_model_node_attribute(const onyx_model *model, size_t n
  */
 typedef struct onyx_session_options {
   uint32_t threads; /**< Worker threads for large tensors; 0 means the default. */
-  /** The highest ISA level kernels may use. 0 (ONYX_ISA_SCALAR) is a real
-   * cap, so zero-initialised options run scalar kernels: set ONYX_ISA_BEST
-   * (as onyx_session_options_init() does) for no cap. */
+  /** The highest ISA level kernels may use (see ::ONYX_ISA_MAP). 0
+   * (ONYX_ISA_BEST, as in zero-initialised options) is no cap. */
   onyx_isa isa_cap;
   /** Caller memory for the session, or NULL (the default) for the heap.
    * When set, the session and every run allocate only from these
@@ -563,7 +585,7 @@ typedef struct onyx_session_options {
 } onyx_session_options;
 
 /**
- * @brief Fills *opts with the defaults: threads 0, isa_cap ONYX_ISA_BEST,
+ * @brief Fills *opts with the defaults: threads 0, isa_cap ONYX_ISA_BEST (0),
  * no arena, ops NULL.
  * @param opts The options to fill.
  */

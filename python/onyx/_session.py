@@ -34,14 +34,13 @@ _S = TypeVar("_S", bound="InferenceSession")
 
 def _isa_levels() -> Dict[str, int]:
     """The library's ISA levels by name (its one list, ONYX_ISA_MAP), and
-    'best': the levels are numbered from 0 without gaps."""
+    'best' (no cap, the value 0 that zero-initialised options hold): every
+    value onyx_isa_name knows; the levels are names, not an order."""
     levels = {}
-    for value in range(255):
+    for value in range(256):
         name = _capi.lib.onyx_isa_name(value).decode()
-        if name == "unknown":
-            break
-        levels[name] = value
-    levels["best"] = 255
+        if name != "unknown":
+            levels[name] = value
     return levels
 
 

@@ -13,67 +13,48 @@
 #include <cpuid.h>
 #endif
 
-/* One bit per onyx__cpu_feature. */
-#define ONYX__FBIT(f) (1u << (unsigned)(f))
+#define BIT ONYX__CPU_BIT
 
 /*
- * What detection found. It is written once, inside onyx__os_once_run, and
- * only read afterwards; the once call orders the write before every read, so no
- * further locking is needed.
+ * What detection found, less what ONYX_ISA switches off. It is written
+ * once, inside onyx__os_once_run, and only read afterwards; the once call
+ * orders the write before every read, so no further locking is needed.
  */
-static struct {
-  onyx_isa isa;
-  unsigned features;
-} onyx__cpu_state;
+static onyx__cpu_mask onyx__cpu_state;
 static onyx__os_once onyx__cpu_once = ONYX__OS_ONCE_INIT;
 
-#ifdef ONYX__CPU_X86
+/* ---- Detection: one section per architecture ---------------------------- */
 
-static void detect_hw(onyx_isa *isa, unsigned *features) {
+#ifdef ONYX__CPU_X86
+static onyx__cpu_mask detect_hw(void) {
   unsigned a, b, c, d;
-  *isa = ONYX_ISA_SCALAR;
-  *features = 0;
-  if (!__get_cpuid(1, &a, &b, &c, &d)) return;
+  if (!__get_cpuid(1, &a, &b, &c, &d)) return 0;
   const bool sse41 = (c >> 19) & 1u;
   const bool fma = (c >> 12) & 1u;
   const bool osxsave = (c >> 27) & 1u;
   const bool avx = (c >> 28) & 1u;
   const bool f16c = (c >> 29) & 1u;
 
-  bool avx2 = false, avx512 = false, fp16 = false, bf16 = false;
-  unsigned max_sub7 = 0;
+  bool avx2 = false, avx512 = false, fp16 = false;
   if (__get_cpuid_count(7, 0, &a, &b, &c, &d)) {
-    max_sub7 = a;
     avx2 = (b >> 5) & 1u;
     /* AVX512F (16), AVX512DQ (17), AVX512BW (30), AVX512VL (31). */
     avx512 = ((b >> 16) & 1u) && ((b >> 17) & 1u) && ((b >> 30) & 1u) && ((b >> 31) & 1u);
     fp16 = (d >> 23) & 1u;
   }
-  if (max_sub7 >= 1 && __get_cpuid_count(7, 1, &a, &b, &c, &d)) bf16 = (a >> 5) & 1u;
 
   uint64_t xcr0 = osxsave ? onyx__x86_xgetbv0() : 0;
   /* XMM and YMM state (bits 1, 2); with opmask, ZMM_Hi256 and Hi16_ZMM (5-7). */
   const bool os_avx = (xcr0 & 0x6u) == 0x6u;
   const bool os_avx512 = (xcr0 & 0xe6u) == 0xe6u;
 
-  if (!sse41) return;
-  *isa = ONYX_ISA_SSE41;
-  /* The AVX2 kernel files are compiled with -mavx2 -mfma -mf16c, so that
-   * level needs all three, plus AVX and the OS's YMM state. */
-  if (!(avx && avx2 && fma && f16c && os_avx)) return;
-  *isa = ONYX_ISA_AVX2;
-  *features |= ONYX__FBIT(ONYX__CPU_F16C);
-  /* A build without AVX-512 kernels (32-bit x86: CMakeLists.txt says why)
-   * reports the level it runs. */
-#ifndef ONYX_HAVE_AVX512_KERNELS
-  (void)avx512, (void)os_avx512, (void)fp16, (void)bf16;
-  return;
-#else
-  if (!(avx512 && os_avx512)) return;
-  *isa = ONYX_ISA_AVX512;
-  if (fp16) *features |= ONYX__FBIT(ONYX__CPU_AVX512FP16);
-  if (bf16) *features |= ONYX__FBIT(ONYX__CPU_AVX512BF16);
-#endif
+  onyx__cpu_mask m = 0;
+  if (sse41) m |= BIT(SSE41);
+  if (avx && avx2 && fma && os_avx) m |= BIT(AVX2);
+  if (avx && f16c && os_avx) m |= BIT(F16C);
+  if (avx512 && os_avx512) m |= BIT(AVX512);
+  if (avx512 && os_avx512 && fp16) m |= BIT(AVX512FP16);
+  return m;
 }
 #elif defined(__aarch64__)
 /*
@@ -83,11 +64,10 @@ static void detect_hw(onyx_isa *isa, unsigned *features) {
  * Linux's arch/arm64/include/uapi/asm/hwcap.h.
  */
 #define ONYX__ARM64_HWCAP_ASIMDHP (1ul << 10)
-static void detect_hw(onyx_isa *isa, unsigned *features) {
+static onyx__cpu_mask detect_hw(void) {
   unsigned long hwcap, hwcap2;
   onyx__os_hwcap(&hwcap, &hwcap2);
-  *isa = ONYX_ISA_NEON;
-  *features = (hwcap & ONYX__ARM64_HWCAP_ASIMDHP) ? ONYX__FBIT(ONYX__CPU_NEON_FP16) : 0u;
+  return BIT(NEON) | ((hwcap & ONYX__ARM64_HWCAP_ASIMDHP) ? BIT(NEON_FP16) : 0u);
 }
 #elif defined(__arm__)
 /*
@@ -97,11 +77,10 @@ static void detect_hw(onyx_isa *isa, unsigned *features) {
  * -mfpu=neon on its own, so nothing else uses NEON before this check.
  */
 #define ONYX__ARM_HWCAP_NEON (1ul << 12)
-static void detect_hw(onyx_isa *isa, unsigned *features) {
+static onyx__cpu_mask detect_hw(void) {
   unsigned long hwcap, hwcap2;
   onyx__os_hwcap(&hwcap, &hwcap2);
-  *isa = (hwcap & ONYX__ARM_HWCAP_NEON) ? ONYX_ISA_NEON : ONYX_ISA_SCALAR;
-  *features = 0;
+  return (hwcap & ONYX__ARM_HWCAP_NEON) ? BIT(NEON) : 0u;
 }
 #elif defined(__wasm_simd128__)
 /*
@@ -109,17 +88,13 @@ static void detect_hw(onyx_isa *isa, unsigned *features) {
  * -msimd128 does not load where SIMD128 is missing, so a build with the
  * SIMD128 kernels (src/kernels/wasm/) always supports them.
  */
-static void detect_hw(onyx_isa *isa, unsigned *features) {
-  *isa = ONYX_ISA_WASM_SIMD128;
-  *features = 0;
-}
+static onyx__cpu_mask detect_hw(void) { return BIT(SIMD128); }
 #else
-/* Other architectures have only the scalar kernels. */
-static void detect_hw(onyx_isa *isa, unsigned *features) {
-  *isa = ONYX_ISA_SCALAR;
-  *features = 0;
-}
+/* Other architectures have only the portable kernels. */
+static onyx__cpu_mask detect_hw(void) { return 0; }
 #endif
+
+/* ---- Levels and caps ---------------------------------------------------- */
 
 /* The architecture each level of ONYX_ISA_MAP belongs to. */
 enum { ONYX__ARCH_ANY, ONYX__ARCH_X86, ONYX__ARCH_ARM, ONYX__ARCH_WASM };
@@ -134,64 +109,75 @@ static const struct {
 };
 #define ONYX__ISA_LEVELS (sizeof onyx__isa_levels / sizeof onyx__isa_levels[0])
 
-static int isa_arch(onyx_isa isa) {
+/* The level each feature's cap is, by onyx__cpu_feature. */
+static const onyx_isa onyx__feature_level[ONYX__CPU_FEATURE_COUNT] = {
+#define ONYX_X_(name, level) ONYX_ISA_##level,
+    ONYX__CPU_FEATURE_MAP(ONYX_X_)
+#undef ONYX_X_
+};
+
+/* isa's position in ONYX_ISA_MAP, or -1 if it names no level. */
+static int level_index(onyx_isa isa) {
   for (size_t i = 0; i < ONYX__ISA_LEVELS; i++) {
-    if (onyx__isa_levels[i].isa == isa) return onyx__isa_levels[i].arch;
+    if (onyx__isa_levels[i].isa == isa) return (int)i;
   }
-  return ONYX__ARCH_ANY;
+  return -1;
+}
+
+onyx__cpu_mask onyx__cpu_cap_mask(onyx_isa cap) {
+  if (cap == ONYX_ISA_BEST) return ONYX__CPU_ALL;
+  const int ci = level_index(cap);
+  if (ci < 0 || onyx__isa_levels[ci].arch == ONYX__ARCH_ANY) return 0;
+  onyx__cpu_mask m = 0;
+  for (int f = 0; f < ONYX__CPU_FEATURE_COUNT; f++) {
+    /* The map lists each architecture's levels lowest first. */
+    const int fi = level_index(onyx__feature_level[f]);
+    if (fi >= 0 && fi <= ci && onyx__isa_levels[fi].arch == onyx__isa_levels[ci].arch) {
+      m |= (onyx__cpu_mask)1 << (unsigned)f;
+    }
+  }
+  return m;
+}
+
+onyx_isa onyx__cpu_isa_named(const char *name) {
+  if (name == NULL) return ONYX_ISA_BEST;
+  for (size_t i = 0; i < ONYX__ISA_LEVELS; i++) {
+    if (strcmp(name, onyx__isa_levels[i].name) == 0) return onyx__isa_levels[i].isa;
+  }
+  return ONYX_ISA_BEST;
 }
 
 onyx_isa onyx__cpu_isa_lower(onyx_isa hw, const char *env) {
-  if (env == NULL) return hw;
-  for (size_t i = 0; i < ONYX__ISA_LEVELS; i++) {
-    if (strcmp(env, onyx__isa_levels[i].name) != 0) continue;
-    const onyx_isa want = onyx__isa_levels[i].isa;
-    if (want >= hw) return hw;
-    /* Below hw: a level of hw's own architecture (or scalar) is one this
-     * CPU supports; a level of another architecture is not, and the
-     * highest supported level under it is scalar. */
-    const int arch = onyx__isa_levels[i].arch;
-    return arch == ONYX__ARCH_ANY || arch == isa_arch(hw) ? want : ONYX_ISA_SCALAR;
-  }
-  return hw;
+  const onyx_isa want = onyx__cpu_isa_named(env);
+  /* Each architecture's caps are nested, so the two caps together allow
+   * what hw allows, what want allows, or (across architectures) neither. */
+  const onyx__cpu_mask both = onyx__cpu_cap_mask(hw) & onyx__cpu_cap_mask(want);
+  if (both == onyx__cpu_cap_mask(hw)) return hw;
+  if (both == onyx__cpu_cap_mask(want)) return want;
+  return ONYX_ISA_SCALAR;
 }
 
 static void cpu_init(void) {
-  onyx_isa hw;
-  unsigned features;
-  detect_hw(&hw, &features);
-#if defined(ONYX_PLATFORM_NONE) /* no environment: the C library's getenv is dead weight */
-  onyx_isa isa = onyx__cpu_isa_lower(hw, NULL);
-#else
-  onyx_isa isa = onyx__cpu_isa_lower(hw, getenv("ONYX_ISA"));
+  onyx__cpu_mask m = detect_hw();
+#if !defined(ONYX_PLATFORM_NONE) /* no environment: the C library's getenv is dead weight */
+  /* So that a test run with ONYX_ISA=avx2 cannot reach an AVX-512 table. */
+  m &= onyx__cpu_cap_mask(onyx__cpu_isa_named(getenv("ONYX_ISA")));
 #endif
-  /* Hide the features of levels the environment switched off, so that a
-   * test run with ONYX_ISA=avx2 cannot reach an AVX-512 path through them. */
-  if (isa < ONYX_ISA_AVX512) {
-    features &= ~(ONYX__FBIT(ONYX__CPU_AVX512FP16) | ONYX__FBIT(ONYX__CPU_AVX512BF16));
-  }
-  if (isa < ONYX_ISA_AVX2) features &= ~ONYX__FBIT(ONYX__CPU_F16C);
-  if (isa < ONYX_ISA_NEON) features &= ~ONYX__FBIT(ONYX__CPU_NEON_FP16);
-  onyx__cpu_state.isa = isa;
-  onyx__cpu_state.features = features;
+  onyx__cpu_state = m;
 }
 
-onyx_isa onyx__cpu_isa(void) {
+onyx__cpu_mask onyx__cpu_features(void) {
   onyx__os_once_run(&onyx__cpu_once, cpu_init);
-  return onyx__cpu_state.isa;
+  return onyx__cpu_state;
 }
 
 bool onyx__cpu_has(onyx__cpu_feature feature) {
-  onyx__os_once_run(&onyx__cpu_once, cpu_init);
-  return (onyx__cpu_state.features & ONYX__FBIT(feature)) != 0;
+  return (unsigned)feature < ONYX__CPU_FEATURE_COUNT &&
+         (onyx__cpu_features() >> (unsigned)feature & 1u) != 0;
 }
-
-onyx_isa onyx_isa_detected(void) { return onyx__cpu_isa(); }
 
 const char *onyx_isa_name(onyx_isa isa) {
   if (isa == ONYX_ISA_BEST) return "best";
-  for (size_t i = 0; i < ONYX__ISA_LEVELS; i++) {
-    if (onyx__isa_levels[i].isa == isa) return onyx__isa_levels[i].name;
-  }
-  return "unknown";
+  const int i = level_index(isa);
+  return i < 0 ? "unknown" : onyx__isa_levels[i].name;
 }

@@ -1,138 +1,135 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Kernel selection. Each ISA level may provide a table; a lookup starts at
- * the lower of the caller's cap and the level the CPU supports and walks
- * down to scalar, so a table need only hold the kernels it improves on.
- * A level may also have tables that need a CPU feature beyond the level
- * (onyx__cpu_has): where the CPU has it, such a table's entries take
- * precedence over the level's own table, and are reported as that level.
+ * Kernel selection, once per (op, type) when a session is created: the
+ * first table of this architecture's list (below) whose features the CPU
+ * has, that the caller's cap and ONYX_ISA allow, and that has the kernel.
+ * A table need hold only the kernels it improves on; the ones it lacks
+ * come from the next line that has them, ending at scalar.
+ *
+ * Adding an ISA is adding its kernel file (with its ONYX_HAVE_<ISA>_KERNELS
+ * definition in CMake), its line here, and its detection: a feature in
+ * ONYX__CPU_FEATURE_MAP (src/cpu/cpu.h) set by its architecture's section
+ * of src/cpu/cpu.c, and, for a new level name, an entry of ONYX_ISA_MAP
+ * (include/onyx.h).
  */
-#include "cpu/cpu.h"
-#include "kernels/kernels.h"
+#include "kernels/dispatch.h"
+
+#define ONYX__KERNEL_LINE(table, needs, level) {&(table), (needs), ONYX_ISA_##level},
+
+#define BIT ONYX__CPU_BIT
 
 /*
- * The per-ISA tables live in src/kernels/x86/, which CMake compiles only on
- * x86-64 and which defines ONYX_HAVE_X86. A table joins the lookup when its
- * ONYX_HAVE_<ISA>_KERNELS macro is defined as well, so that it can be added
- * (one line here and one definition there) before its kernels are complete.
+ * Each table, its features and level: one line per table, best first within
+ * an architecture. A table joins when its ONYX_HAVE_<ISA>_KERNELS macro is
+ * defined (CMake defines it where it compiles the table's file). The x86
+ * tables' needs are their files' compiler flags (CMakeLists.txt).
  */
-#if defined(ONYX_HAVE_X86) && defined(ONYX_HAVE_SSE41_KERNELS)
-extern const onyx__kernel_table onyx__kernels_sse41;
-#endif
-#if defined(ONYX_HAVE_X86) && defined(ONYX_HAVE_AVX2_KERNELS)
-extern const onyx__kernel_table onyx__kernels_avx2;
+#define ONYX__X86_AVX512 (BIT(AVX512) | BIT(AVX2) | BIT(F16C) | BIT(SSE41))
+
+#if defined(ONYX_HAVE_X86) && defined(ONYX_HAVE_AVX512FP16_KERNELS)
+extern const onyx__kernel_table onyx__kernels_avx512fp16;
+#define ONYX__LINE_AVX512FP16 \
+  ONYX__KERNEL_LINE(onyx__kernels_avx512fp16, ONYX__X86_AVX512 | BIT(AVX512FP16), AVX512)
+#else
+#define ONYX__LINE_AVX512FP16
 #endif
 #if defined(ONYX_HAVE_X86) && defined(ONYX_HAVE_AVX512_KERNELS)
 extern const onyx__kernel_table onyx__kernels_avx512;
+#define ONYX__LINE_AVX512 ONYX__KERNEL_LINE(onyx__kernels_avx512, ONYX__X86_AVX512, AVX512)
+#else
+#define ONYX__LINE_AVX512
 #endif
-#if defined(ONYX_HAVE_X86) && defined(ONYX_HAVE_AVX512FP16_KERNELS)
-extern const onyx__kernel_table onyx__kernels_avx512fp16;
+#if defined(ONYX_HAVE_X86) && defined(ONYX_HAVE_AVX2_KERNELS)
+extern const onyx__kernel_table onyx__kernels_avx2;
+#define ONYX__LINE_AVX2 \
+  ONYX__KERNEL_LINE(onyx__kernels_avx2, BIT(AVX2) | BIT(F16C) | BIT(SSE41), AVX2)
+#else
+#define ONYX__LINE_AVX2
 #endif
-
-#if defined(ONYX_HAVE_NEON_KERNELS)
-extern const onyx__kernel_table onyx__kernels_neon;
+#if defined(ONYX_HAVE_X86) && defined(ONYX_HAVE_SSE41_KERNELS)
+extern const onyx__kernel_table onyx__kernels_sse41;
+#define ONYX__LINE_SSE41 ONYX__KERNEL_LINE(onyx__kernels_sse41, BIT(SSE41), SSE41)
+#else
+#define ONYX__LINE_SSE41
 #endif
 #if defined(ONYX_HAVE_NEON_KERNELS) && defined(__aarch64__)
 extern const onyx__kernel_table onyx__kernels_neonfp16;
+#define ONYX__LINE_NEONFP16 \
+  ONYX__KERNEL_LINE(onyx__kernels_neonfp16, BIT(NEON) | BIT(NEON_FP16), NEON)
+#else
+#define ONYX__LINE_NEONFP16
+#endif
+#if defined(ONYX_HAVE_NEON_KERNELS)
+extern const onyx__kernel_table onyx__kernels_neon;
+#define ONYX__LINE_NEON ONYX__KERNEL_LINE(onyx__kernels_neon, BIT(NEON), NEON)
+#else
+#define ONYX__LINE_NEON
 #endif
 #if defined(ONYX_HAVE_SIMD128_KERNELS)
 extern const onyx__kernel_table onyx__kernels_simd128;
+#define ONYX__LINE_SIMD128 ONYX__KERNEL_LINE(onyx__kernels_simd128, BIT(SIMD128), WASM_SIMD128)
+#else
+#define ONYX__LINE_SIMD128
 #endif
-
-/* One table of a level, and the feature it needs on top of the level. */
-typedef struct onyx__level_table {
-  const onyx__kernel_table *table; /* NULL: an unused slot */
-  bool needs_feature;
-  onyx__cpu_feature feature; /* only if needs_feature */
-} onyx__level_table;
-
-#define ONYX__TABLE(t) \
-  { &(t), false, (onyx__cpu_feature)0 }
-#define ONYX__TABLE_IF(t, f) \
-  { &(t), true, (f) }
-
-/* The most tables one level has. */
-#define ONYX__LEVEL_TABLES 2
 
 /*
- * Indexed by onyx_isa: each level's tables, in order of precedence. A level
- * without a table in this build has only unused slots.
+ * The precedence lists. Only one architecture's tables are compiled into a
+ * build, so the lists never mix: levels of different architectures are
+ * never compared. Where the CPU has AVX512-FP16 or FEAT_FP16, float16 Ceil
+ * and Floor run in half precision, reported as the level they extend.
  */
-#define ONYX_X_(name, value, lname, arch, desc) +1
-enum { ONYX__ISA_LEVEL_COUNT = 0 ONYX_ISA_MAP(ONYX_X_) };
-#undef ONYX_X_
-static const onyx__level_table onyx__tables[ONYX__ISA_LEVEL_COUNT][ONYX__LEVEL_TABLES] = {
-    [ONYX_ISA_SCALAR] = {ONYX__TABLE(onyx__kernels_scalar)},
-#if defined(ONYX_HAVE_X86) && defined(ONYX_HAVE_SSE41_KERNELS)
-    [ONYX_ISA_SSE41] = {ONYX__TABLE(onyx__kernels_sse41)},
-#endif
-#if defined(ONYX_HAVE_X86) && defined(ONYX_HAVE_AVX2_KERNELS)
-    [ONYX_ISA_AVX2] = {ONYX__TABLE(onyx__kernels_avx2)},
-#endif
-#if defined(ONYX_HAVE_X86) && \
-    (defined(ONYX_HAVE_AVX512_KERNELS) || defined(ONYX_HAVE_AVX512FP16_KERNELS))
-    /* float16 Ceil and Floor in half precision where the CPU has
-     * AVX512-FP16; the AVX-512 table's kernels for everything else. */
-    [ONYX_ISA_AVX512] =
-        {
-#if defined(ONYX_HAVE_AVX512FP16_KERNELS)
-            ONYX__TABLE_IF(onyx__kernels_avx512fp16, ONYX__CPU_AVX512FP16),
-#endif
-#if defined(ONYX_HAVE_AVX512_KERNELS)
-            ONYX__TABLE(onyx__kernels_avx512),
-#endif
-        },
-#endif
-#if defined(ONYX_HAVE_NEON_KERNELS) && defined(__aarch64__)
-    /* float16 Ceil and Floor in half precision where the CPU has FEAT_FP16. */
-    [ONYX_ISA_NEON] = {ONYX__TABLE_IF(onyx__kernels_neonfp16, ONYX__CPU_NEON_FP16),
-                       ONYX__TABLE(onyx__kernels_neon)},
-#elif defined(ONYX_HAVE_NEON_KERNELS)
-    [ONYX_ISA_NEON] = {ONYX__TABLE(onyx__kernels_neon)},
-#endif
-#if defined(ONYX_HAVE_SIMD128_KERNELS)
-    [ONYX_ISA_WASM_SIMD128] = {ONYX__TABLE(onyx__kernels_simd128)},
-#endif
-};
+static const onyx__kernel_line onyx__lines[] = {
+    /* x86 */
+    ONYX__LINE_AVX512FP16 ONYX__LINE_AVX512 ONYX__LINE_AVX2 ONYX__LINE_SSE41
+        /* ARM */
+        ONYX__LINE_NEONFP16 ONYX__LINE_NEON
+            /* WebAssembly */
+            ONYX__LINE_SIMD128
+                /* Every architecture: complete, needs nothing. */
+                ONYX__KERNEL_LINE(onyx__kernels_scalar, 0, SCALAR)};
+#define ONYX__LINES (sizeof onyx__lines / sizeof onyx__lines[0])
 
-/*
- * Finds the kernel and the level it came from. Returns false when the op
- * has no kernel for the type at any level, or op or type is unknown. A cap
- * above the highest level (ONYX_ISA_BEST) means no cap.
- */
-static bool kernel_find(onyx__kop op, onyx_dtype dtype, onyx_isa cap, onyx__ukernel *kernel,
-                        onyx_isa *isa) {
-  int di = onyx__dtype_index(dtype);
-  if ((int)op < 0 || (int)op >= ONYX__KOP_COUNT || di < 0) return false;
-  onyx_isa top = onyx__cpu_isa();
-  int level = (int)cap < (int)top ? (int)cap : (int)top;
-  if (level < 0) level = ONYX_ISA_SCALAR; /* not an onyx_isa value: the safest level */
-  for (; level >= 0; level--) {
-    for (int j = 0; j < ONYX__LEVEL_TABLES; j++) {
-      const onyx__level_table *lt = &onyx__tables[level][j];
-      if (lt->table == NULL || lt->table->k[op][di] == NULL) continue;
-      /* The level is at most onyx__cpu_isa(), so the level's own tables
-       * are usable; a feature table only where the CPU has the feature
-       * (which onyx__cpu_has hides where ONYX_ISA lowers the level). */
-      if (lt->needs_feature && !onyx__cpu_has(lt->feature)) continue;
-      *kernel = lt->table->k[op][di];
-      *isa = (onyx_isa)level;
-      return true;
-    }
+const onyx__kernel_line *onyx__kernel_lines(size_t *n) {
+  *n = ONYX__LINES;
+  return onyx__lines;
+}
+
+const onyx__kernel_line *onyx__kernel_pick(onyx__cpu_mask features, onyx__kop op,
+                                           onyx_dtype dtype) {
+  const int di = onyx__dtype_index(dtype);
+  if ((int)op < 0 || (int)op >= ONYX__KOP_COUNT || di < 0) return NULL;
+  for (size_t i = 0; i < ONYX__LINES; i++) {
+    const onyx__kernel_line *l = &onyx__lines[i];
+    if ((l->needs & ~features) == 0 && l->table->k[op][di] != NULL) return l;
   }
-  return false;
+  return NULL;
+}
+
+onyx_isa onyx__kernel_best_level(onyx__cpu_mask features) {
+  for (size_t i = 0; i < ONYX__LINES; i++) {
+    if ((onyx__lines[i].needs & ~features) == 0) return onyx__lines[i].level;
+  }
+  return ONYX_ISA_SCALAR; /* not reached: the scalar line needs nothing */
 }
 
 onyx__ukernel onyx__kernel_get(onyx__kop op, onyx_dtype dtype, onyx_isa cap) {
-  onyx__ukernel kernel;
-  onyx_isa isa;
-  return kernel_find(op, dtype, cap, &kernel, &isa) ? kernel : NULL;
+  const onyx__kernel_line *l =
+      onyx__kernel_pick(onyx__cpu_features() & onyx__cpu_cap_mask(cap), op, dtype);
+  return l != NULL ? l->table->k[op][onyx__dtype_index(dtype)] : NULL;
 }
 
 onyx_isa onyx__kernel_isa(onyx__kop op, onyx_dtype dtype, onyx_isa cap) {
-  onyx__ukernel kernel;
-  onyx_isa isa;
+  const onyx__kernel_line *l =
+      onyx__kernel_pick(onyx__cpu_features() & onyx__cpu_cap_mask(cap), op, dtype);
   /* With no kernel at all there is no level to report; scalar is the
    * level every lookup ends at. */
-  return kernel_find(op, dtype, cap, &kernel, &isa) ? isa : ONYX_ISA_SCALAR;
+  return l != NULL ? l->level : ONYX_ISA_SCALAR;
 }
+
+onyx_isa onyx__cpu_isa(void) { return onyx__kernel_best_level(onyx__cpu_features()); }
+
+onyx_isa onyx_isa_capped(onyx_isa cap) {
+  return onyx__kernel_best_level(onyx__cpu_features() & onyx__cpu_cap_mask(cap));
+}
+
+onyx_isa onyx_isa_detected(void) { return onyx__cpu_isa(); }
