@@ -49,16 +49,18 @@ typedef uint64_t onyx__c_u64;
   X(BFLOAT16, bf16, onyx__bf16, BF16, f32, f32, -INFINITY, INFINITY)
 
 /* The integer types: X(NAME, short name, storage type, computing type of
- * the bounds, minimum, maximum). */
-#define ONYX__SCALAR_INT_TYPES(X)                   \
-  X(INT8, s8, int8_t, i64, INT8_MIN, INT8_MAX)      \
-  X(INT16, s16, int16_t, i64, INT16_MIN, INT16_MAX) \
-  X(INT32, s32, int32_t, i64, INT32_MIN, INT32_MAX) \
-  X(INT64, s64, int64_t, i64, INT64_MIN, INT64_MAX) \
-  X(UINT8, u8, uint8_t, u64, 0, UINT8_MAX)          \
-  X(UINT16, u16, uint16_t, u64, 0, UINT16_MAX)      \
-  X(UINT32, u32, uint32_t, u64, 0, UINT32_MAX)      \
-  X(UINT64, u64, uint64_t, u64, 0, UINT64_MAX)
+ * the bounds, minimum, maximum, Sign's form, Clip's form). A form names
+ * how the op runs: S8 and S16 (signed) or U8 and U16 (unsigned) on every
+ * lane of a 64-bit word at once (below), ELEM one element at a time. */
+#define ONYX__SCALAR_INT_TYPES(X)                               \
+  X(INT8, s8, int8_t, i64, INT8_MIN, INT8_MAX, S8, S8)          \
+  X(INT16, s16, int16_t, i64, INT16_MIN, INT16_MAX, S16, ELEM)  \
+  X(INT32, s32, int32_t, i64, INT32_MIN, INT32_MAX, ELEM, ELEM) \
+  X(INT64, s64, int64_t, i64, INT64_MIN, INT64_MAX, ELEM, ELEM) \
+  X(UINT8, u8, uint8_t, u64, 0, UINT8_MAX, U8, U8)              \
+  X(UINT16, u16, uint16_t, u64, 0, UINT16_MAX, U16, ELEM)       \
+  X(UINT32, u32, uint32_t, u64, 0, UINT32_MAX, ELEM, ELEM)      \
+  X(UINT64, u64, uint64_t, u64, 0, UINT64_MAX, ELEM, ELEM)
 
 /*
  * Loading, per class, for Clip's bounds and float's and double's own
@@ -171,39 +173,169 @@ typedef struct onyx__iprep_i64 {
 typedef struct onyx__iprep_u64 {
   uint64_t lo, hi;
 } onyx__iprep_u64;
+#define ONYX__INT_CLIP_PREP(c, tmin, tmax, params, q)                         \
+  do {                                                                        \
+    const onyx__c_##c lo_ = (params)->c.lo, hi_ = (params)->c.hi;             \
+    const onyx__c_##c tlo_ = (onyx__c_##c)(tmin), thi_ = (onyx__c_##c)(tmax); \
+    if (hi_ < tlo_ || lo_ > thi_) {                                           \
+      (q).lo = (q).hi = lo_ < hi_ ? lo_ : hi_;                                \
+    } else {                                                                  \
+      (q).lo = lo_ < tlo_ ? tlo_ : lo_;                                       \
+      (q).hi = hi_ > thi_ ? thi_ : hi_;                                       \
+    }                                                                         \
+  } while (0)
 
+/*
+ * 32- and 64-bit integers, one element at a time, in their own type.
+ * Unsigned Sign is min(x, 1), one compare and one conditional move.
+ */
 #define ONYX__SIGN_i64(v) (((v) > 0) - ((v) < 0))
-#define ONYX__SIGN_u64(v) ((v) != 0)
+#define ONYX__SIGN_u64(v) ((v) < 1 ? (v) : 1)
 
-#define ONYX__INT_KERNELS(NAME, tn, T, c, tmin, tmax)                       \
-  static inline T onyx__sign_##tn(T v, const void *q) {                     \
-    (void)q;                                                                \
-    return (T)ONYX__SIGN_##c(v);                                            \
-  }                                                                         \
-  static inline T onyx__clip_##tn(T v, const onyx__iprep_##c *q) {          \
-    const T lo = (T)q->lo, hi = (T)q->hi;                                   \
-    const T t = v < lo ? lo : v;                                            \
-    return t > hi ? hi : t;                                                 \
-  }                                                                         \
-  static void onyx__##tn##_vsign__scalar(size_t n, const void *x, void *y,  \
-                                         const onyx__kparams *params) {     \
-    (void)params;                                                           \
-    ONYX__LOOP(T, n, x, y, onyx__sign_##tn, NULL);                          \
-  }                                                                         \
-  static void onyx__##tn##_vclip__scalar(size_t n, const void *x, void *y,  \
-                                         const onyx__kparams *params) {     \
-    const onyx__c_##c lo = params->c.lo, hi = params->c.hi;                 \
-    const onyx__c_##c tlo = (onyx__c_##c)(tmin), thi = (onyx__c_##c)(tmax); \
-    onyx__iprep_##c q;                                                      \
-    if (hi < tlo || lo > thi) {                                             \
-      q.lo = q.hi = lo < hi ? lo : hi;                                      \
-    } else {                                                                \
-      q.lo = lo < tlo ? tlo : lo;                                           \
-      q.hi = hi > thi ? thi : hi;                                           \
-    }                                                                       \
-    ONYX__LOOP(T, n, x, y, onyx__clip_##tn, &q);                            \
+#define ONYX__SIGN_KERNEL_ELEM(tn, T, c, form)                             \
+  static inline T onyx__sign_##tn(T v, const void *q) {                    \
+    (void)q;                                                               \
+    return (T)ONYX__SIGN_##c(v);                                           \
+  }                                                                        \
+  static void onyx__##tn##_vsign__scalar(size_t n, const void *x, void *y, \
+                                         const onyx__kparams *params) {    \
+    (void)params;                                                          \
+    ONYX__LOOP(T, n, x, y, onyx__sign_##tn, NULL);                         \
+  }
+#define ONYX__CLIP_KERNEL_ELEM(tn, T, c, tmin, tmax, form)                 \
+  static inline T onyx__clip_##tn(T v, const onyx__iprep_##c *q) {         \
+    const T lo = (T)q->lo, hi = (T)q->hi;                                  \
+    const T t = v < lo ? lo : v;                                           \
+    return t > hi ? hi : t;                                                \
+  }                                                                        \
+  static void onyx__##tn##_vclip__scalar(size_t n, const void *x, void *y, \
+                                         const onyx__kparams *params) {    \
+    onyx__iprep_##c q;                                                     \
+    ONYX__INT_CLIP_PREP(c, tmin, tmax, params, q);                         \
+    ONYX__LOOP(T, n, x, y, onyx__clip_##tn, &q);                           \
   }
 
+/*
+ * 8- and 16-bit integers, on the W-bit lanes of a 64-bit word: 8 or 4
+ * elements per step, with no carry or borrow crossing a lane, so that the
+ * lanes' order in memory (the byte order) does not matter. h is the lanes'
+ * top bits. The same functions run on a lone element (the tail, or a
+ * buffer not aligned to a word) as lane 0 of a word. Clip on 16-bit lanes
+ * (4 a word) costs more than one element at a time with conditional moves,
+ * so only Sign uses them.
+ */
+#define ONYX__LANE_ONES(W) (UINT64_MAX / ((UINT64_C(1) << (W)) - 1u))
+#define ONYX__LANE_TOP(W)  (ONYX__LANE_ONES(W) << ((W)-1))
+#define ONYX__LANE_MAX(W)  ((UINT64_C(1) << (W)) - 1u)
+
+/* The lanes' top bits where a lane is not zero. */
+static inline uint64_t onyx__lanes_nonzero(uint64_t x, uint64_t h) {
+  return (((x & ~h) + ~h) | x) & h;
+}
+/* The lanes' top bits where a >= b, as unsigned lanes or (s) signed
+ * ones: the low bits compare by the borrow into the top bit of
+ * (a | h) - (b & ~h), which cannot cross into the next lane, and the top
+ * bits decide where they differ. */
+static inline uint64_t onyx__lanes_ge(uint64_t a, uint64_t b, uint64_t h, int s) {
+  const uint64_t d = (a | h) - (b & ~h);
+  return ((s ? ~a & b : a & ~b) | (~(a ^ b) & d)) & h;
+}
+/* max(a, b) per lane of w bits: the top bits g where a >= b spread to
+ * whole-lane masks to select. */
+static inline uint64_t onyx__lanes_max(uint64_t a, uint64_t b, unsigned w, int s) {
+  const uint64_t h = (UINT64_MAX / ((UINT64_C(1) << w) - 1u)) << (w - 1);
+  const uint64_t g = onyx__lanes_ge(a, b, h, s);
+  return b ^ ((a ^ b) & ((g >> (w - 1)) * ((UINT64_C(1) << w) - 1u)));
+}
+
+/* Clip's bounds on every lane, hi complemented: min(t, hi) is
+ * ~max(~t, ~hi), signed or unsigned, since ~ reverses either order. */
+typedef struct onyx__lanes_clip {
+  uint64_t lo, nhi;
+} onyx__lanes_clip;
+
+/* X(form, lane bits, signed) */
+#define ONYX__SWAR_FORMS(X) X(S8, 8, 1) X(S16, 16, 1) X(U8, 8, 0) X(U16, 16, 0)
+
+#define ONYX__SWAR_FORM(form, W, S)                                                           \
+  static inline uint64_t onyx__lanes_sign_##form(uint64_t x, int q) {                         \
+    const uint64_t h = ONYX__LANE_TOP(W);                                                     \
+    (void)q;                                                                                  \
+    return (onyx__lanes_nonzero(x, h) >> ((W)-1)) |                                           \
+           (S ? ((x & h) >> ((W)-1)) * ONYX__LANE_MAX(W) : 0);                                \
+  }                                                                                           \
+  static inline uint64_t onyx__lanes_clip_##form(uint64_t x, onyx__lanes_clip q) {            \
+    return ~onyx__lanes_max(~onyx__lanes_max(x, q.lo, W, S), q.nhi, W, S);                    \
+  }                                                                                           \
+  static inline void onyx__lanes_prep_##form(uint64_t lo, uint64_t hi, onyx__lanes_clip *l) { \
+    l->lo = (lo & ONYX__LANE_MAX(W)) * ONYX__LANE_ONES(W);                                    \
+    l->nhi = ~((hi & ONYX__LANE_MAX(W)) * ONYX__LANE_ONES(W));                                \
+  }
+ONYX__SWAR_FORMS(ONYX__SWAR_FORM)
+
+/*
+ * Runs ELEM(word, prep) over n elements of the type T, a word of 8 bytes
+ * at a time where x and y are both aligned to one, and element by element
+ * (as lane 0) otherwise and for the tail. In place works as for
+ * ONYX__LOOP.
+ */
+#define ONYX__SWAR_LOOP(T, n, x, y, ELEM, prep)                        \
+  do {                                                                 \
+    const unsigned char *src_ = (const unsigned char *)(x);            \
+    unsigned char *dst_ = (unsigned char *)(y);                        \
+    const size_t per_ = sizeof(uint64_t) / sizeof(T);                  \
+    size_t i_ = 0;                                                     \
+    if (((uintptr_t)src_ | (uintptr_t)dst_) % sizeof(uint64_t) == 0) { \
+      const uint64_t *xs_ = (const uint64_t *)(const void *)src_;      \
+      uint64_t *ys_ = (uint64_t *)(void *)dst_;                        \
+      const size_t words_ = (n) / per_;                                \
+      size_t w_ = 0;                                                   \
+      for (; w_ + 2 <= words_; w_ += 2) {                              \
+        const uint64_t a0_ = xs_[w_], a1_ = xs_[w_ + 1];               \
+        ys_[w_] = ELEM(a0_, prep);                                     \
+        ys_[w_ + 1] = ELEM(a1_, prep);                                 \
+      }                                                                \
+      for (; w_ < words_; w_++) ys_[w_] = ELEM(xs_[w_], prep);         \
+      i_ = words_ * per_;                                              \
+    }                                                                  \
+    for (; i_ < (n); i_++) {                                           \
+      T v_;                                                            \
+      memcpy(&v_, src_ + i_ * sizeof v_, sizeof v_);                   \
+      v_ = (T)ELEM((uint64_t)(onyx__lane_bits_##T)v_, prep);           \
+      memcpy(dst_ + i_ * sizeof v_, &v_, sizeof v_);                   \
+    }                                                                  \
+  } while (0)
+/* An element's bits, zero-extended into lane 0. */
+typedef uint8_t onyx__lane_bits_int8_t;
+typedef uint8_t onyx__lane_bits_uint8_t;
+typedef uint16_t onyx__lane_bits_int16_t;
+typedef uint16_t onyx__lane_bits_uint16_t;
+
+#define ONYX__SIGN_KERNEL_SWAR(tn, T, c, form)                             \
+  static void onyx__##tn##_vsign__scalar(size_t n, const void *x, void *y, \
+                                         const onyx__kparams *params) {    \
+    (void)params;                                                          \
+    ONYX__SWAR_LOOP(T, n, x, y, onyx__lanes_sign_##form, 0);               \
+  }
+#define ONYX__CLIP_KERNEL_SWAR(tn, T, c, tmin, tmax, form)                 \
+  static void onyx__##tn##_vclip__scalar(size_t n, const void *x, void *y, \
+                                         const onyx__kparams *params) {    \
+    onyx__iprep_##c q;                                                     \
+    onyx__lanes_clip l;                                                    \
+    ONYX__INT_CLIP_PREP(c, tmin, tmax, params, q);                         \
+    onyx__lanes_prep_##form((uint64_t)q.lo, (uint64_t)q.hi, &l);           \
+    ONYX__SWAR_LOOP(T, n, x, y, onyx__lanes_clip_##form, l);               \
+  }
+
+/* Each form's generators. */
+#define ONYX__SIGN_KERNEL_S8  ONYX__SIGN_KERNEL_SWAR
+#define ONYX__SIGN_KERNEL_S16 ONYX__SIGN_KERNEL_SWAR
+#define ONYX__SIGN_KERNEL_U8  ONYX__SIGN_KERNEL_SWAR
+#define ONYX__SIGN_KERNEL_U16 ONYX__SIGN_KERNEL_SWAR
+#define ONYX__CLIP_KERNEL_S8  ONYX__CLIP_KERNEL_SWAR
+#define ONYX__CLIP_KERNEL_U8  ONYX__CLIP_KERNEL_SWAR
+#define ONYX__INT_KERNELS(NAME, tn, T, c, tmin, tmax, sform, cform) \
+  ONYX__SIGN_KERNEL_##sform(tn, T, c, sform) ONYX__CLIP_KERNEL_##cform(tn, T, c, tmin, tmax, cform)
 ONYX__SCALAR_INT_TYPES(ONYX__INT_KERNELS)
 
 /* ---- Ceil and Floor on bit patterns ---------------------------------------- */
@@ -411,7 +543,7 @@ ONYX__HCLIP_FORMATS(ONYX__HCLIP_KERNEL)
   .k[ONYX__KOP_SIGN][ONYX__DI_##NAME] = ONYX__KSEL(SIGN, NAME, onyx__##tn##_vsign__scalar), \
   .k[ONYX__KOP_CLIP][ONYX__DI_##NAME] = ONYX__KSEL(CLIP, NAME, onyx__##tn##_vclip__scalar),
 
-#define ONYX__INT_ENTRIES(NAME, tn, T, c, tmin, tmax)                                       \
+#define ONYX__INT_ENTRIES(NAME, tn, T, c, tmin, tmax, sform, cform)                         \
   .k[ONYX__KOP_SIGN][ONYX__DI_##NAME] = ONYX__KSEL(SIGN, NAME, onyx__##tn##_vsign__scalar), \
   .k[ONYX__KOP_CLIP][ONYX__DI_##NAME] = ONYX__KSEL(CLIP, NAME, onyx__##tn##_vclip__scalar),
 
@@ -440,7 +572,7 @@ const onyx__kernel_table onyx__kernels_scalar = {ONYX__SCALAR_FLOAT_TYPES(ONYX__
     return ONYX__ISNAN_##K(w) ? none : w;                                \
   }
 ONYX__SCALAR_FLOAT_TYPES(ONYX__BOUND_READER)
-#define ONYX__INT_BOUND_READER(NAME, tn, T, c, tmin, tmax)               \
+#define ONYX__INT_BOUND_READER(NAME, tn, T, c, tmin, tmax, sform, cform) \
   static onyx__c_##c onyx__bound_##tn(const void *p, onyx__c_##c none) { \
     T v;                                                                 \
     if (p == NULL) return none;                                          \
@@ -459,10 +591,10 @@ void onyx__clip_params(onyx_dtype dtype, const void *lo, const void *hi, onyx__k
     return;
     ONYX__SCALAR_FLOAT_TYPES(ONYX__CLIP_CASE)
 #undef ONYX__CLIP_CASE
-#define ONYX__INT_CLIP_CASE(NAME, tn, T, c, tmin, tmax) \
-  case ONYX_DTYPE_##NAME:                               \
-    params->c.lo = onyx__bound_##tn(lo, tmin);          \
-    params->c.hi = onyx__bound_##tn(hi, tmax);          \
+#define ONYX__INT_CLIP_CASE(NAME, tn, T, c, tmin, tmax, sform, cform) \
+  case ONYX_DTYPE_##NAME:                                             \
+    params->c.lo = onyx__bound_##tn(lo, tmin);                        \
+    params->c.hi = onyx__bound_##tn(hi, tmax);                        \
     return;
     ONYX__SCALAR_INT_TYPES(ONYX__INT_CLIP_CASE)
 #undef ONYX__INT_CLIP_CASE
