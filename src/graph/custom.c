@@ -352,3 +352,75 @@ onyx_status onyx__custom_compute(const onyx_session *s, const onyx__custom_node 
   onyx_status st = cn->op->def.compute(&ctx);
   return st == ONYX_OK ? ONYX_OK : report(&ctx, st, "compute", err);
 }
+
+/* What a registered operator sees of value v at a run: its type, shape
+ * and data. */
+static void view_value(const onyx__step_run *r, int32_t v) {
+  const onyx__slot *sl = &r->slots[v];
+  onyx_tensor *t = &r->views[v];
+  t->dtype = r->session->values[v].desc.dtype;
+  t->rank = sl->rank;
+  for (uint32_t d = 0; d < ONYX_MAX_RANK; d++) t->dims[d] = d < sl->rank ? sl->dims[d] : 0;
+  t->data = sl->data;
+  t->size = sl->nbytes;
+}
+
+/* The shapes of the outputs at this run. Their dims live in the views,
+ * which later steps' slots borrow. */
+static onyx_status step_shapes(const onyx__step_run *r, onyx_error *err) {
+  const onyx__custom_node *cn = r->step->impl;
+  for (uint32_t i = 0; i < cn->n_in; i++) {
+    int32_t v = cn->in[i];
+    if (v < 0) continue;
+    view_value(r, v);
+    /* infer sees data only for constants: a computed input's slot still
+     * points at the last run's buffer, sized for that run. */
+    if (r->session->values[v].kind != ONYX__VALUE_CONSTANT) {
+      r->views[v].data = NULL;
+      r->views[v].size = 0;
+    }
+  }
+  ONYX__TRY(onyx__custom_shapes(r->session, cn, r->views, err));
+  for (uint32_t k = 0; k < cn->n_out; k++) {
+    int32_t v = cn->out[k];
+    if (v < 0) continue;
+    onyx__slot *y = &r->slots[v];
+    y->dims = r->views[v].dims;
+    y->rank = r->views[v].rank;
+    y->nbytes = r->views[v].size;
+    y->count = y->nbytes / onyx__dtype_size(r->views[v].dtype);
+  }
+  return ONYX_OK;
+}
+
+/* The operator's compute: its inputs' data and its outputs' buffers are
+ * known now. */
+static onyx_status step_compute(const onyx__step_run *r, onyx_error *err) {
+  const onyx__custom_node *cn = r->step->impl;
+  for (uint32_t i = 0; i < cn->n_in; i++)
+    if (cn->in[i] >= 0) view_value(r, cn->in[i]);
+  for (uint32_t k = 0; k < cn->n_out; k++)
+    if (cn->out[k] >= 0) view_value(r, cn->out[k]);
+  return onyx__custom_compute(r->session, cn, r->views, err);
+}
+
+static const onyx__step_fns custom_fns = {.shapes = step_shapes,
+                                          .compute = step_compute,
+                                          .params = NULL,
+                                          .views = true,
+                                          .registered = true};
+
+onyx_status onyx__custom_plan(onyx_session *s, const onyx__custom_entry *op, int64_t opset,
+                              onyx__step *st, onyx_tensor **views, onyx_error *err) {
+  onyx__custom_node *cn = onyx__arena_alloc(&s->arena, sizeof *cn);
+  if (*views == NULL) /* in a session's arena, from the arena: no heap call */
+    *views = onyx__arena_or_heap_calloc(&s->arena, s->n_values + 1, sizeof **views);
+  if (cn == NULL || *views == NULL) return onyx__fail(err, ONYX_OUT_OF_MEMORY, "out of memory");
+  *cn = (onyx__custom_node){op, st->node, opset, st->n_in, st->n_out, st->in, st->out, false};
+  ONYX__TRY(onyx__custom_prepare(s, cn, *views, err));
+  memset(&st->prep, 0, sizeof st->prep);
+  st->fns = &custom_fns;
+  st->impl = cn;
+  st->in_place = op->def.allows_in_place ? ONYX__IN_PLACE_SAME : ONYX__IN_PLACE_NONE;
+  return ONYX_OK;
+}

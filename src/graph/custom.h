@@ -27,10 +27,9 @@ typedef struct onyx__custom_node {
   uint32_t node; /* model node index */
   int64_t opset; /* of the node's domain */
   uint32_t n_in, n_out;
-  int32_t *in;       /* value of input i, or -1 when omitted */
-  int32_t *out;      /* value of output k, or -1 when omitted */
-  int32_t *buf;      /* whole buffer holding output k, or -1 (plan_memory) */
-  bool shapes_known; /* output shapes were fixed at session creation */
+  const int32_t *in;  /* value of input i, or -1 when omitted (the step's) */
+  const int32_t *out; /* value of output k, or -1 when omitted (the step's) */
+  bool shapes_known;  /* output shapes were fixed at session creation */
 } onyx__custom_node;
 
 /* The registered operator serving node n of m, or NULL (reg may be NULL). */
@@ -43,6 +42,18 @@ const onyx__custom_entry *onyx__custom_lookup(const onyx_op_registry *reg, const
                                               int64_t version);
 
 struct onyx_session;
+struct onyx__step;
+
+/*
+ * The adaptor that makes a registered operator's node a step like any
+ * other (graph/session.h, onyx__builtin_plan's counterpart): checks and
+ * infers it at creation (onyx__custom_prepare), and gives the step the
+ * functions that call the operator's infer and compute at run time.
+ * *views is scratch of one tensor per session value, made on first use,
+ * which the caller frees after planning (onyx__arena_or_heap_free).
+ */
+onyx_status onyx__custom_plan(struct onyx_session *s, const onyx__custom_entry *op, int64_t opset,
+                              struct onyx__step *st, onyx_tensor **views, onyx_error *err);
 
 /*
  * At session creation: checks node cn->node's arity and input types
@@ -87,6 +98,8 @@ static inline onyx_status onyx__custom_unreached(const struct onyx_session *s,
 #define onyx__custom_find(reg, m, n)        onyx__custom_none(reg)
 #define onyx__custom_lookup(reg, node, v)   onyx__custom_none(reg)
 #define onyx__custom_prepare(s, cn, v, err) onyx__custom_unreached(s, cn, err)
+#define onyx__custom_plan(s, op, opset, st, v, err) \
+  ((void)(opset), onyx__custom_unreached(s, NULL, err))
 #define onyx__custom_shapes(s, cn, v, err)  onyx__custom_unreached(s, cn, err)
 #define onyx__custom_compute(s, cn, v, err) onyx__custom_unreached(s, cn, err)
 #endif

@@ -11,20 +11,10 @@
 
 #include "core/alloc.h"
 #include "core/error.h"
-#include "graph/custom.h"
 #include "graph/profile.h"
 #include "graph/session.h"
 
-/* The state of one value during one run. Shapes are borrowed: a computed
- * value has the shape of its step's x, so the pointer is copied along. */
-typedef struct slot {
-  void *data;
-  const int64_t *dims;
-  uint32_t rank;
-  size_t count;
-  size_t nbytes;
-  int32_t written; /* output index whose buffer a step writes, or -1 */
-} slot;
+typedef onyx__slot slot; /* one per value (ops/op.h) */
 
 struct onyx__run_ctx {
   size_t n_values, n_outputs, n_steps, n_buffers;
@@ -76,11 +66,11 @@ static onyx__run_ctx *run_ctx_new(onyx_session *s) {
   c->scratch_stride = (size_t)s->n_scratch * ONYX__TILE_BYTES;
   if (c->scratch_stride > 0)
     c->scratch = onyx__arena_or_heap_calloc(a, c->scratch_stride, s->workers);
-  if (s->n_custom > 0) c->views = onyx__arena_or_heap_calloc(a, s->n_values + 1, sizeof *c->views);
+  if (s->views) c->views = onyx__arena_or_heap_calloc(a, s->n_values + 1, sizeof *c->views);
   c->fixed = a->fixed != NULL ? a : NULL;
   c->mark = onyx__arena_mark(a);
   if (!c->slots || !c->allocated || !c->buffers || !c->capacity || !c->need || !c->params ||
-      (c->scratch_stride > 0 && !c->scratch) || (s->n_custom > 0 && !c->views)) {
+      (c->scratch_stride > 0 && !c->scratch) || (s->views && !c->views)) {
     c->n_buffers = 0; /* buffers are all NULL: nothing else to free */
     onyx__run_ctx_free(c);
     return NULL;
@@ -151,31 +141,6 @@ static onyx_status bind_input(const onyx_session *s, size_t i, const onyx_tensor
   return ONYX_OK;
 }
 
-/* What the op of step st reads at run time besides x: counts always, and
- * the elements when with_data is set. */
-static void runtime_inputs(const onyx_session *s, const onyx__step *st, const slot *slots,
-                           bool with_data, onyx__runtime_inputs *in) {
-  memset(in, 0, sizeof *in);
-  in->node = &s->model->graph.nodes[st->node];
-  in->node_index = st->node;
-  in->dtype = s->values[st->x].desc.dtype;
-  in->present = st->prep.runtime_inputs;
-  for (size_t i = 0; i < ONYX__MAX_OP_INPUTS; i++) {
-    if (st->in[i] < 0) continue;
-    in->count[i] = slots[st->in[i]].count;
-    in->data[i] = with_data ? slots[st->in[i]].data : NULL;
-  }
-}
-
-/* The op checks its run-time inputs' shapes, before anything is written. */
-static onyx_status check_runtime_inputs(const onyx_session *s, const onyx__step *st,
-                                        const slot *slots, onyx_error *err) {
-  if (st->prep.check == NULL) return ONYX_OK;
-  onyx__runtime_inputs in;
-  runtime_inputs(s, st, slots, false, &in);
-  return st->prep.check(&in, err);
-}
-
 /* Everything one group's tasks need. */
 typedef struct group_job {
   const onyx_session *s;
@@ -198,8 +163,8 @@ static void run_range(const group_job *j, size_t begin, size_t end, unsigned wor
   if (g->n_steps == 1 && steps[0].sy < 0) {
     /* A single step needs no tiles: one kernel call over the whole range
      * lets the kernel choose streaming stores for large outputs. */
-    steps[0].prep.kernel(end - begin, at(&c->slots[steps[0].x], elem, begin),
-                         at(&c->slots[steps[0].y], elem, begin), &c->params[g->first]);
+    steps[0].prep.kernel(end - begin, at(&c->slots[steps[0].in[0]], elem, begin),
+                         at(&c->slots[steps[0].out[0]], elem, begin), &c->params[g->first]);
     return;
   }
   /* A group whose values are all written whole has no scratch (NULL), and
@@ -210,10 +175,10 @@ static void run_range(const group_job *j, size_t begin, size_t end, unsigned wor
     size_t n = end - t < ONYX__TILE_ELEMS ? end - t : ONYX__TILE_ELEMS;
     for (uint32_t k = 0; k < g->n_steps; k++) {
       const onyx__step *st = &steps[k];
-      const void *x =
-          st->sx >= 0 ? scratch + (size_t)st->sx * ONYX__TILE_BYTES : at(&c->slots[st->x], elem, t);
-      void *y =
-          st->sy >= 0 ? scratch + (size_t)st->sy * ONYX__TILE_BYTES : at(&c->slots[st->y], elem, t);
+      const void *x = st->sx >= 0 ? scratch + (size_t)st->sx * ONYX__TILE_BYTES
+                                  : at(&c->slots[st->in[0]], elem, t);
+      void *y = st->sy >= 0 ? scratch + (size_t)st->sy * ONYX__TILE_BYTES
+                            : at(&c->slots[st->out[0]], elem, t);
       st->prep.kernel(n, x, y, &c->params[g->first + k]);
     }
   }
@@ -281,21 +246,16 @@ static onyx_status bind_whole_buffers(const onyx_session *s, onyx__run_ctx *c, o
   for (size_t b = 0; b < c->n_buffers; b++) need[b] = 0;
   for (size_t k = 0; k < s->n_steps; k++) {
     const onyx__step *st = &s->steps[k];
-    size_t nbytes = c->slots[st->y].nbytes;
-    if (st->buf >= 0 && need[st->buf] < nbytes) need[st->buf] = nbytes;
-    for (uint32_t o = 0; st->custom != NULL && o < st->custom->n_out; o++) {
-      int32_t b = st->custom->buf[o];
-      if (b >= 0 && need[b] < c->slots[st->custom->out[o]].nbytes)
-        need[b] = c->slots[st->custom->out[o]].nbytes;
+    for (uint32_t o = 0; o < st->n_out; o++) {
+      int32_t b = st->buf[o];
+      if (b >= 0 && need[b] < c->slots[st->out[o]].nbytes) need[b] = c->slots[st->out[o]].nbytes;
     }
   }
   for (size_t b = 0; b < c->n_buffers; b++) ONYX__TRY(reserve(c, b, need[b], err));
   for (size_t k = 0; k < s->n_steps; k++) {
     const onyx__step *st = &s->steps[k];
-    if (st->buf >= 0) c->slots[st->y].data = c->buffers[st->buf];
-    for (uint32_t o = 0; st->custom != NULL && o < st->custom->n_out; o++)
-      if (st->custom->buf[o] >= 0)
-        c->slots[st->custom->out[o]].data = c->buffers[st->custom->buf[o]];
+    for (uint32_t o = 0; o < st->n_out; o++)
+      if (st->buf[o] >= 0) c->slots[st->out[o]].data = c->buffers[st->buf[o]];
   }
   return ONYX_OK;
 }
@@ -324,56 +284,6 @@ size_t onyx__session_working_bytes(onyx_session *s) {
   return bytes;
 }
 
-/* What a registered operator sees of value v: its type, shape and data. */
-static void view_value(const onyx_session *s, const onyx__run_ctx *c, int32_t v) {
-  const slot *sl = &c->slots[v];
-  onyx_tensor *t = &c->views[v];
-  t->dtype = s->values[v].desc.dtype;
-  t->rank = sl->rank;
-  for (uint32_t d = 0; d < ONYX_MAX_RANK; d++) t->dims[d] = d < sl->rank ? sl->dims[d] : 0;
-  t->data = sl->data;
-  t->size = sl->nbytes;
-}
-
-/* The shapes of a registered operator's outputs at this run. Their dims
- * live in the views, which later steps' slots borrow. */
-static onyx_status custom_shapes(const onyx_session *s, onyx__run_ctx *c,
-                                 const onyx__custom_node *cn, onyx_error *err) {
-  for (uint32_t i = 0; i < cn->n_in; i++) {
-    int32_t v = cn->in[i];
-    if (v < 0) continue;
-    view_value(s, c, v);
-    /* infer sees data only for constants: a computed input's slot still
-     * points at the last run's buffer, sized for that run. */
-    if (s->values[v].kind != ONYX__VALUE_CONSTANT) {
-      c->views[v].data = NULL;
-      c->views[v].size = 0;
-    }
-  }
-  ONYX__TRY(onyx__custom_shapes(s, cn, c->views, err));
-  for (uint32_t k = 0; k < cn->n_out; k++) {
-    int32_t v = cn->out[k];
-    if (v < 0) continue;
-    slot *y = &c->slots[v];
-    y->dims = c->views[v].dims;
-    y->rank = c->views[v].rank;
-    y->nbytes = c->views[v].size;
-    y->count = y->nbytes / onyx__dtype_size(c->views[v].dtype);
-  }
-  return ONYX_OK;
-}
-
-/* Runs a registered operator's step: its inputs' data and its outputs'
- * buffers are known now. */
-static onyx_status custom_compute(const onyx_session *s, onyx__run_ctx *c,
-                                  const onyx__custom_node *cn, onyx_error *err) {
-  for (uint32_t i = 0; i < cn->n_in; i++)
-    if (cn->in[i] >= 0) view_value(s, c, cn->in[i]);
-  for (uint32_t k = 0; k < cn->n_out; k++)
-    if (cn->out[k] >= 0) view_value(s, c, cn->out[k]);
-  return onyx__custom_compute(s, cn, c->views, err);
-}
-
 static onyx_status prepare_run(const onyx_session *s, onyx__run_ctx *c, const onyx_tensor *inputs,
                                onyx_tensor *outputs, onyx_error *err) {
   slot *slots = c->slots;
@@ -394,18 +304,10 @@ static onyx_status prepare_run(const onyx_session *s, onyx__run_ctx *c, const on
                         (long long)inputs[i].dims[d], i2, s->input_info[i2].name,
                         s->input_info[i].dim_names[d], (long long)inputs[i2].dims[d2]);
   }
+  /* In step order, each step's outputs get this run's shapes. */
   for (size_t k = 0; k < s->n_steps; k++) {
-    const onyx__step *st = &s->steps[k];
-    if (st->custom != NULL) {
-      ONYX__TRY(custom_shapes(s, c, st->custom, err));
-      continue;
-    }
-    slot *x = &slots[st->x], *y = &slots[st->y];
-    y->dims = x->dims;
-    y->rank = x->rank;
-    y->count = x->count;
-    y->nbytes = x->nbytes;
-    ONYX__TRY(check_runtime_inputs(s, st, slots, err));
+    const onyx__step_run r = {s, &s->steps[k], slots, c->views};
+    ONYX__TRY(s->steps[k].fns->shapes(&r, err));
   }
 
   /* 2. Output buffers: the caller's, checked for size first so that a
@@ -445,33 +347,31 @@ static void profile_group(const onyx_session *s, const onyx__run_ctx *c, onyx_pr
   const onyx__group *grp = &s->groups[g];
   for (size_t k = grp->first; prof != NULL && k < grp->first + grp->n_steps; k++) {
     const onyx__step *st = &s->steps[k];
-    onyx__profile_node(prof, s, st->node, st->custom != NULL, s->values[st->y].desc.dtype,
-                       c->slots[st->y].rank, c->slots[st->y].dims, (uint32_t)g, grp->n_steps, start,
-                       end);
+    uint32_t y = onyx__step_y(st);
+    onyx__profile_node(prof, s, st->node, st->fns->registered, s->values[y].desc.dtype,
+                       c->slots[y].rank, c->slots[y].dims, (uint32_t)g, grp->n_steps, start, end);
   }
 }
 
 /* 3. The groups in order, each after its kernel parameters: a run-time
- * input may be computed by an earlier group. Only a registered operator's
- * compute can fail here. */
+ * input may be computed by an earlier group. Only a step computed whole
+ * (a registered operator's compute) can fail here. */
 static onyx_status run_steps(const onyx_session *s, onyx__run_ctx *c, onyx_profile *prof,
                              uint64_t t0, onyx_error *err) {
   for (size_t g = 0; g < s->n_groups; g++) {
     const onyx__group *grp = &s->groups[g];
     uint64_t pass_start = onyx__profile_now(prof);
-    if (s->steps[grp->first].custom != NULL) {
-      ONYX__TRY(custom_compute(s, c, s->steps[grp->first].custom, err));
+    const onyx__step *first = &s->steps[grp->first];
+    if (first->prep.kernel == NULL) { /* a group of one step, computed whole */
+      const onyx__step_run r = {s, first, c->slots, c->views};
+      ONYX__TRY(first->fns->compute(&r, err));
       profile_group(s, c, prof, g, pass_start - t0, onyx__profile_now(prof) - t0);
       continue;
     }
     for (size_t k = grp->first; k < grp->first + grp->n_steps; k++) {
       const onyx__step *step = &s->steps[k];
-      c->params[k] = step->prep.params;
-      if (step->prep.bind != NULL) {
-        onyx__runtime_inputs in;
-        runtime_inputs(s, step, c->slots, true, &in);
-        step->prep.bind(&in, &c->params[k]);
-      }
+      const onyx__step_run r = {s, step, c->slots, c->views};
+      step->fns->params(&r, &c->params[k]);
       /* A value written whole that is too large for the caches is
        * streamed, though each kernel call sees only a tile or a thread's
        * share of it. With several threads the bar is twice as high: they
@@ -479,7 +379,7 @@ static onyx_status run_steps(const onyx_session *s, onyx__run_ctx *c, onyx_profi
        * half fits there keeps paying. Measured with the float32
        * rounding-up kernel on 2 threads, streaming vs ordinary stores
        * (GB/s): 16 MB of output 43-48 vs 53-69, 32 MB 45-47 vs 24-34. */
-      c->params[k].stream = step->sy < 0 && c->slots[step->y].nbytes >=
+      c->params[k].stream = step->sy < 0 && c->slots[step->out[0]].nbytes >=
                                                 (s->workers > 1 ? 2 : 1) * ONYX__STREAM_MIN_BYTES;
     }
     run_group(s, grp, c);

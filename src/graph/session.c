@@ -16,6 +16,7 @@
 #include "core/error.h"
 #include "core/format.h"
 #include "graph/custom.h"
+#include "ops/op.h"
 #include "os/os.h"
 
 /* ---- Names -> value indices ------------------------------------------- */
@@ -316,198 +317,32 @@ static onyx_status sort_nodes(builder *b, uint32_t **order_out) {
   return ONYX_OK;
 }
 
-static const char *attr_type_name(onyx__attr_type t) {
-  static const char *const names[] = {"UNDEFINED",      "FLOAT",      "INT",        "STRING",
-                                      "TENSOR",         "GRAPH",      "FLOATS",     "INTS",
-                                      "STRINGS",        "TENSORS",    "GRAPHS",     "SPARSE_TENSOR",
-                                      "SPARSE_TENSORS", "TYPE_PROTO", "TYPE_PROTOS"};
-  static_assert(sizeof names / sizeof names[0] == ONYX__ATTR_TYPE_PROTOS + 1,
-                "a name for every attribute type");
-  return (unsigned)t < sizeof names / sizeof names[0] ? names[t] : "UNKNOWN";
-}
-
-/* The checks every op shares, driven by its version table. */
-
-/* The op and version that serve node n at the model's ai.onnx opset, or
- * why none does. */
-static onyx_status find_op(const onyx_model *m, size_t n, const onyx__op **op_out,
-                           const onyx__op_version **ver_out, onyx_error *err) {
-  const onyx__node *node = &m->graph.nodes[n];
-  int64_t opset = m->onnx_opset;
-  if (node->domain[0] != '\0')
-    return onyx__fail(err, ONYX_UNSUPPORTED_OP,
-                      "node %zu ('%s'): domain '%s' is not supported (op %s); onyx supports "
-                      "only the ai.onnx domain",
-                      n, node->name, node->domain, node->op_type);
-  if (opset == 0)
-    return onyx__fail(err, ONYX_OPSET,
-                      "node %zu ('%s'): op %s: the model imports no ai.onnx opset; onyx supports "
-                      "opsets 1 to %lld",
-                      n, node->name, node->op_type, (long long)onyx_max_opset());
-  *op_out = onyx__op_find(node->op_type);
-  if (*op_out == NULL) {
-    /* The build configuration's hook: an op a reduced build left out. */
-    ONYX__TRY(onyx__config_check_op(node->op_type, NULL, NULL, n, node->name, err));
-    return onyx__fail(err, ONYX_UNSUPPORTED_OP,
-                      "node %zu ('%s'): op '%s' is not supported (onyx supports %s)", n, node->name,
-                      node->op_type, onyx__op_names());
-  }
-  *ver_out = onyx__op_version_at(*op_out, opset);
-  if (*ver_out == NULL)
-    return onyx__fail(err, ONYX_UNSUPPORTED_OP,
-                      "node %zu ('%s'): op %s does not exist at opset %lld; it was introduced "
-                      "in opset %d",
-                      n, node->name, node->op_type, (long long)opset, (*op_out)->versions[0].since);
-  return onyx__config_check_op(node->op_type, *op_out, *ver_out, n, node->name, err);
-}
-
-/* Node n's inputs and outputs against what its op version takes. */
-static onyx_status check_arity(const onyx__node *node, size_t n, const onyx__op_version *ver,
-                               int64_t opset, onyx_error *err) {
-  if (ver->max_inputs > ONYX__MAX_OP_INPUTS)
-    return onyx__fail(err, ONYX_INTERNAL, "op %s-%d takes up to %u inputs; onyx plans for %d",
-                      node->op_type, ver->since, ver->max_inputs, ONYX__MAX_OP_INPUTS);
-  if (node->n_inputs < ver->min_inputs || node->n_inputs > ver->max_inputs ||
-      (ver->min_inputs > 0 && node->inputs[0][0] == '\0')) {
-    return onyx__fail(
-        err, ONYX_ARITY, "node %zu ('%s', %s-%d at opset %lld): takes %u to %u inputs, has %zu%s",
-        n, node->name, node->op_type, ver->since, (long long)opset, ver->min_inputs,
-        ver->max_inputs, node->n_inputs,
-        node->n_inputs >= 1 && node->inputs[0][0] == '\0' ? " (input 0 is empty)" : "");
-  }
-  if (node->n_outputs != ver->n_outputs || node->outputs[0][0] == '\0')
-    return onyx__fail(err, ONYX_ARITY,
-                      "node %zu ('%s', %s-%d at opset %lld): has %zu outputs; it must have "
-                      "exactly %u, each with a name",
-                      n, node->name, node->op_type, ver->since, (long long)opset, node->n_outputs,
-                      ver->n_outputs);
-  return ONYX_OK;
-}
-
-/* Node n's attributes against its op version's: known names of the right
- * type, each once. The pairwise duplicate check is bounded by the op's
- * few attributes, since an unknown name fails first. */
-static onyx_status check_attrs(const onyx__node *node, size_t n, const onyx__op_version *ver,
-                               int64_t opset, onyx_error *err) {
-  for (size_t a = 0; a < node->n_attrs; a++) {
-    const onyx__attr *attr = &node->attrs[a];
-    const onyx__attr_spec *spec = ver->attrs;
-    while (spec->name != NULL && strcmp(spec->name, attr->name) != 0) spec++;
-    if (spec->name == NULL)
-      return onyx__fail(err, ONYX_ATTRIBUTE,
-                        "node %zu ('%s', %s-%d at opset %lld): unknown attribute '%s'", n,
-                        node->name, node->op_type, ver->since, (long long)opset, attr->name);
-    if (spec->type != attr->type)
-      return onyx__fail(err, ONYX_ATTRIBUTE,
-                        "node %zu ('%s', %s-%d at opset %lld): attribute '%s' has type %s; it "
-                        "must have type %s",
-                        n, node->name, node->op_type, ver->since, (long long)opset, attr->name,
-                        attr_type_name(attr->type), attr_type_name(spec->type));
-    for (size_t p = 0; p < a; p++)
-      if (strcmp(node->attrs[p].name, attr->name) == 0)
-        return onyx__fail(err, ONYX_ATTRIBUTE,
-                          "node %zu ('%s', %s-%d at opset %lld): attribute '%s' is given twice", n,
-                          node->name, node->op_type, ver->since, (long long)opset, attr->name);
-    if (attr->has_ref_attr_name)
-      return onyx__fail(err, ONYX_ATTRIBUTE,
-                        "node %zu ('%s'): attribute '%s' refers to a function attribute, which "
-                        "only functions may do",
-                        n, node->name, attr->name);
-  }
-  return ONYX_OK;
-}
-
-/* Everything about node n that does not depend on the rest of the graph:
- * its op and version, arity and attributes. */
-static onyx_status check_node(const onyx_model *m, size_t n, const onyx__op **op_out,
-                              const onyx__op_version **ver_out, onyx_error *err) {
-  const onyx__node *node = &m->graph.nodes[n];
-  ONYX__TRY(find_op(m, n, op_out, ver_out, err));
-  ONYX__TRY(check_arity(node, n, *ver_out, m->onnx_opset, err));
-  return check_attrs(node, n, *ver_out, m->onnx_opset, err);
-}
-
-onyx_status onyx_model_node_check(const onyx_model *model, size_t index, onyx_error *err) {
-  if (model == NULL)
-    return onyx__fail(err, ONYX_INVALID_ARGUMENT, "onyx_model_node_check: model is NULL");
-  if (index >= model->graph.n_nodes)
-    return onyx__fail(err, ONYX_INVALID_ARGUMENT,
-                      "onyx_model_node_check: index %zu is out of range (the graph has %zu nodes)",
-                      index, model->graph.n_nodes);
-  const onyx__op *op = NULL;
-  const onyx__op_version *ver = NULL;
-  return check_node(model, index, &op, &ver, err);
-}
-
-/* Every input of these ops is of type T: allowed by the version, and the
- * same for all inputs. */
-static onyx_status check_input_types(builder *b, size_t n, const onyx__op_version *ver,
-                                     const onyx__value_desc *const *inputs) {
+/* Step st for node n: its inputs and outputs by value, no buffers yet. */
+static onyx_status step_io(builder *b, size_t n, onyx__step *st) {
   const onyx__node *node = &b->g->nodes[n];
-  for (size_t k = 0; k < node->n_inputs; k++) {
-    if (inputs[k] == NULL) continue;
-    onyx_dtype t = inputs[k]->dtype;
-    if (!onyx__dmask_has(ver->types, t)) {
-      char allowed[256];
-      onyx__dmask_format(ver->types, allowed, sizeof allowed);
-      return onyx__fail(b->err, ONYX_TYPE,
-                        "node %zu ('%s', %s-%d at opset %lld): input %zu '%s' has type %s, "
-                        "which %s-%d does not allow; allowed: %s",
-                        n, node->name, node->op_type, ver->since, (long long)b->m->onnx_opset, k,
-                        node->inputs[k], onyx_dtype_name(t), node->op_type, ver->since, allowed);
-    }
-    ONYX__TRY(onyx__config_check_type(node->op_type, t, n, node->name, b->err));
-    if (t != inputs[0]->dtype)
-      return onyx__fail(b->err, ONYX_TYPE,
-                        "node %zu ('%s', %s-%d at opset %lld): input %zu '%s' has type %s but "
-                        "input 0 '%s' has type %s; they must be the same",
-                        n, node->name, node->op_type, ver->since, (long long)b->m->onnx_opset, k,
-                        node->inputs[k], onyx_dtype_name(t), node->inputs[0],
-                        onyx_dtype_name(inputs[0]->dtype));
-  }
-  return ONYX_OK;
-}
-
-/* Node n, which the registered operator op serves: a step of its own. */
-static onyx_status plan_custom_node(builder *b, size_t n, const onyx__custom_entry *op,
-                                    int64_t opset) {
-  onyx_session *s = b->s;
-  const onyx__node *node = &b->g->nodes[n];
-  onyx__custom_node *cn = onyx__arena_alloc(&s->arena, sizeof *cn);
-  int32_t *io =
-      onyx__arena_alloc(&s->arena, sizeof(int32_t) * (node->n_inputs + 2 * node->n_outputs));
-  if (b->views == NULL) /* in a session's arena, from the arena: no heap call */
-    b->views = onyx__arena_or_heap_calloc(&s->arena, s->n_values + 1, sizeof *b->views);
-  if (cn == NULL || io == NULL || b->views == NULL)
-    return onyx__fail(b->err, ONYX_OUT_OF_MEMORY, "out of memory");
-  *cn = (onyx__custom_node){op,
-                            (uint32_t)n,
-                            opset,
-                            (uint32_t)node->n_inputs,
-                            (uint32_t)node->n_outputs,
-                            io,
-                            io + node->n_inputs,
-                            io + node->n_inputs + node->n_outputs,
-                            false};
-  for (size_t i = 0; i < node->n_inputs; i++)
-    cn->in[i] = node->inputs[i][0] != '\0' ? table_find(&b->names, node->inputs[i]) : -1;
-  for (size_t k = 0; k < node->n_outputs; k++) {
-    cn->out[k] = node->outputs[k][0] != '\0' ? table_find(&b->names, node->outputs[k]) : -1;
-    cn->buf[k] = -1;
-  }
-  ONYX__TRY(onyx__custom_prepare(s, cn, b->views, b->err));
-  onyx__step *st = &s->steps[s->n_steps++];
   memset(st, 0, sizeof *st);
   st->node = (uint32_t)n;
-  st->custom = cn;
-  for (size_t k = node->n_outputs; k-- > 0;) /* check_node made sure one is named */
-    if (cn->out[k] >= 0) st->x = st->y = (uint32_t)cn->out[k];
-  for (size_t i = 0; i < ONYX__MAX_OP_INPUTS; i++) st->in[i] = -1;
-  st->sx = st->sy = st->buf = -1;
-  s->n_custom++;
+  st->n_in = (uint32_t)node->n_inputs;
+  st->n_out = (uint32_t)node->n_outputs;
+  int32_t *io =
+      onyx__arena_alloc(&b->s->arena, sizeof(int32_t) * (node->n_inputs + 2 * node->n_outputs + 1));
+  if (io == NULL) return onyx__fail(b->err, ONYX_OUT_OF_MEMORY, "out of memory");
+  st->in = io;
+  st->out = io + node->n_inputs;
+  st->buf = io + node->n_inputs + node->n_outputs;
+  for (size_t i = 0; i < node->n_inputs; i++)
+    st->in[i] = node->inputs[i][0] != '\0' ? table_find(&b->names, node->inputs[i]) : -1;
+  for (size_t k = 0; k < node->n_outputs; k++) {
+    st->out[k] = node->outputs[k][0] != '\0' ? table_find(&b->names, node->outputs[k]) : -1;
+    st->buf[k] = -1;
+  }
+  st->sx = st->sy = -1;
   return ONYX_OK;
 }
 
+/* A step for every node, in order: a registered operator serves a node
+ * its domain, op type and the domain's version match (onyx__custom_lookup),
+ * else onyx's own op does. Either plan fills the same step. */
 static onyx_status plan_nodes(builder *b, const uint32_t *order) {
   onyx_session *s = b->s;
   const onyx__graph *g = b->g;
@@ -516,49 +351,21 @@ static onyx_status plan_nodes(builder *b, const uint32_t *order) {
   for (size_t k = 0; k < g->n_nodes; k++) {
     size_t n = order[k];
     const onyx__node *node = &g->nodes[n];
+    onyx__step *st = &s->steps[s->n_steps];
+    ONYX__TRY(step_io(b, n, st));
     const onyx__custom_entry *custom = NULL;
     int64_t opset = 0;
     if (s->opts.ops != NULL) {
       opset = node_domain_version(b, node);
       custom = onyx__custom_lookup(s->opts.ops, node, opset);
     }
-    if (custom != NULL) {
-      ONYX__TRY(plan_custom_node(b, n, custom, opset));
-      continue;
-    }
-    const onyx__op *op = NULL;
-    const onyx__op_version *ver = NULL;
-    ONYX__TRY(check_node(b->m, n, &op, &ver, b->err));
-
-    const onyx__value_desc *inputs[ONYX__MAX_OP_INPUTS] = {NULL};
-    int32_t input_values[ONYX__MAX_OP_INPUTS];
-    for (size_t i = 0; i < ONYX__MAX_OP_INPUTS; i++) input_values[i] = -1;
-    for (size_t i = 0; i < node->n_inputs; i++) {
-      if (node->inputs[i][0] == '\0') continue;
-      input_values[i] = table_find(&b->names, node->inputs[i]);
-      inputs[i] = &s->values[input_values[i]].desc;
-    }
-    ONYX__TRY(check_input_types(b, n, ver, inputs));
-
-    int32_t yv = table_find(&b->names, node->outputs[0]);
-    onyx__value *y = &s->values[yv];
-    onyx__prepared prep;
-    memset(&prep, 0, sizeof prep);
-    onyx__prepare_ctx ctx = {node,      n,       ver, b->m->onnx_opset, inputs, s->opts.isa_cap,
-                             &s->arena, &y->desc};
-    ONYX__TRY(op->prepare(&ctx, &prep, b->err));
-    if (prep.constant != NULL) {
-      y->kind = ONYX__VALUE_CONSTANT;
-      y->desc.constant = prep.constant;
-      continue;
-    }
-    onyx__step *st = &s->steps[s->n_steps++];
-    st->node = (uint32_t)n;
-    st->prep = prep;
-    st->x = (uint32_t)input_values[0];
-    st->y = (uint32_t)yv;
-    for (size_t i = 0; i < ONYX__MAX_OP_INPUTS; i++)
-      st->in[i] = (prep.runtime_inputs >> i) & 1u ? input_values[i] : -1;
+    if (custom != NULL)
+      ONYX__TRY(onyx__custom_plan(s, custom, opset, st, &b->views, b->err));
+    else
+      ONYX__TRY(onyx__builtin_plan(s, st, b->err));
+    if (st->fns == NULL) continue; /* its outputs are constants now */
+    if (st->fns->views) s->views = true;
+    s->n_steps++;
   }
   return ONYX_OK;
 }
@@ -662,15 +469,6 @@ static onyx_status plan_outputs(builder *b) {
   return ONYX_OK;
 }
 
-/* The values a registered operator reads or writes are whole. */
-static void custom_whole(const onyx__custom_node *cn, bool *whole) {
-  if (cn == NULL) return;
-  for (uint32_t i = 0; i < cn->n_in; i++)
-    if (cn->in[i] >= 0) whole[cn->in[i]] = true;
-  for (uint32_t k = 0; k < cn->n_out; k++)
-    if (cn->out[k] >= 0) whole[cn->out[k]] = true;
-}
-
 static uint32_t group_root(uint32_t *parent, uint32_t i) {
   while (parent[i] != i) i = parent[i] = parent[parent[i]];
   return i;
@@ -690,139 +488,132 @@ static void give(free_list *f, int32_t i) {
   if (i >= 0) f->free[f->n_free++] = (uint32_t)i;
 }
 
-/* Gives back the tile and buffer of value v when step k is its last reader. */
-static void release(const uint32_t *last_use, size_t k, uint32_t v, int32_t *tile_of,
-                    int32_t *buf_of, free_list *tiles, free_list *bufs) {
-  if (last_use[v] != k) return;
-  give(tiles, tile_of[v]);
-  give(bufs, buf_of[v]);
-  tile_of[v] = buf_of[v] = -1;
+/* Where the values live while planning. */
+typedef struct places {
+  const uint32_t *last_use; /* the last step that reads (or, unread, writes) a value */
+  const bool *whole, *is_output;
+  int32_t *tile_of, *buf_of;
+  uint32_t *reads; /* how often the current step reads a value; 0 between steps */
+  free_list tiles, bufs;
+} places;
+
+/* Gives back the tile and buffer of value v when step k is its last use. */
+static void release(places *p, uint32_t k, int32_t v) {
+  if (v < 0 || p->last_use[v] != k) return;
+  give(&p->tiles, p->tile_of[v]);
+  give(&p->bufs, p->buf_of[v]);
+  p->tile_of[v] = p->buf_of[v] = -1;
 }
 
-/* Step k reads the inputs of custom node cn (true) or writes its outputs
- * (false): the last use of each, for plan_memory. NULL: nothing. */
-static void custom_uses(const onyx__custom_node *cn, uint32_t *last_use, uint32_t k, bool inputs) {
-  if (cn == NULL) return;
-  const int32_t *v = inputs ? cn->in : cn->out;
-  for (uint32_t i = 0; i < (inputs ? cn->n_in : cn->n_out); i++)
-    if (v[i] >= 0) last_use[v[i]] = k;
-}
-
-/* Whole buffers for a registered operator's outputs (graph outputs are
- * written in the caller's buffers). Output k takes input k's buffer where
- * the op allows it and nothing reads input k later; other inputs are given
- * back only after the outputs took theirs, since the op reads them while
- * writing. */
-static void plan_custom_buffers(onyx__custom_node *cn, uint32_t k, const uint32_t *last_use,
-                                const bool *is_output, int32_t *buf_of, uint32_t *reads,
-                                free_list *bufs) {
-  /* reads[v]: how many of the inputs are v (all 0 between calls), so that
-   * the in-place check costs one look per output, not a pass over the
-   * inputs (120,000 inputs took 9.4 s). */
-  for (uint32_t i = 0; i < cn->n_in; i++)
-    if (cn->in[i] >= 0) reads[cn->in[i]]++;
-  for (uint32_t o = 0; o < cn->n_out; o++) {
-    int32_t y = cn->out[o], x = o < cn->n_in ? cn->in[o] : -1;
-    if (y < 0 || is_output[y]) continue;
-    /* Not in place when x is read again as another input. */
-    bool reuse = cn->op->def.allows_in_place && x >= 0 && last_use[x] == k && buf_of[x] >= 0 &&
-                 reads[x] == 1;
-    if (reuse) {
-      buf_of[y] = buf_of[x];
-      buf_of[x] = -1;
+/* Places step k's outputs: a tile for a value only its group reads, a
+ * whole buffer for one written whole that is no graph output (graph
+ * outputs are written in the caller's buffers), nothing else. Output o
+ * takes input o's place when the step allows it, input o is read for the
+ * last time, once, and holds the same kind of place. */
+static void place_outputs(places *p, onyx__step *st, uint32_t k) {
+  /* reads[v] makes the check one look per output, not a pass over the
+   * inputs (120,000 inputs of a variadic op took 9.4 s). */
+  for (uint32_t i = 0; i < st->n_in; i++)
+    if (st->in[i] >= 0) p->reads[st->in[i]]++;
+  for (uint32_t o = 0; o < st->n_out; o++) {
+    int32_t y = st->out[o], x = o < st->n_in ? st->in[o] : -1;
+    if (y < 0 || p->is_output[y]) continue;
+    bool reuse =
+        st->in_place == ONYX__IN_PLACE_SAME && x >= 0 && p->last_use[x] == k && p->reads[x] == 1;
+    if (p->whole[y]) {
+      if (reuse && p->buf_of[x] >= 0) {
+        p->buf_of[y] = p->buf_of[x];
+        p->buf_of[x] = -1;
+      } else {
+        p->buf_of[y] = take(&p->bufs);
+      }
+    } else if (reuse && p->tile_of[x] >= 0) {
+      p->tile_of[y] = p->tile_of[x];
+      p->tile_of[x] = -1;
     } else {
-      buf_of[y] = take(bufs);
+      p->tile_of[y] = take(&p->tiles);
     }
-    cn->buf[o] = buf_of[y];
+    st->buf[o] = p->buf_of[y];
   }
-  for (uint32_t i = 0; i < cn->n_in; i++)
-    if (cn->in[i] >= 0) reads[cn->in[i]] = 0;
-  for (uint32_t i = 0; i < cn->n_in; i++)
-    if (cn->in[i] >= 0 && last_use[cn->in[i]] == k) {
-      give(bufs, buf_of[cn->in[i]]);
-      buf_of[cn->in[i]] = -1;
-    }
-  for (uint32_t o = 0; o < cn->n_out; o++)
-    if (cn->out[o] >= 0 && last_use[cn->out[o]] == k) {
-      give(bufs, buf_of[cn->out[o]]);
-      buf_of[cn->out[o]] = -1;
-    }
+  for (uint32_t i = 0; i < st->n_in; i++)
+    if (st->in[i] >= 0) p->reads[st->in[i]] = 0;
 }
 
 /*
  * Where every intermediate value lives, planned by liveness as ONNX
- * Runtime's allocation planner does: a value's tile (inside a fused group)
- * or whole buffer (a value written whole that is no graph output) is given
- * back after the last step that reads it, and the next value produced takes
- * it. A step's output may take its own input's place, since kernels run in
- * place, so a chain needs one tile per worker however long it is, and
- * memory follows the graph's widest point, not its length.
+ * Runtime's allocation planner does, over each step's inputs and outputs:
+ * a value's tile (inside a fused group) or whole buffer (a value written
+ * whole that is no graph output) is given back after the last step that
+ * reads it, and the next value placed takes it. A step that reads its
+ * inputs before writing (ONYX__IN_PLACE_ANY: element-wise kernels run in
+ * place) gives them back before its outputs are placed, so a chain needs
+ * one tile per worker however long it is, and memory follows the graph's
+ * widest point, not its length. Other steps read their inputs while they
+ * write, so those are given back after.
  */
 static onyx_status plan_memory(builder *b, const bool *whole) {
   onyx_session *s = b->s;
   size_t n = s->n_steps, nv = s->n_values;
   onyx__arena *arena = &s->arena;
   uint32_t *last_use = onyx__arena_alloc(arena, sizeof(uint32_t) * (nv + 1));
-  int32_t *tile_of = onyx__arena_alloc(arena, sizeof(int32_t) * (nv + 1));
-  int32_t *buf_of = onyx__arena_alloc(arena, sizeof(int32_t) * (nv + 1));
   bool *is_output = onyx__arena_alloc(arena, sizeof(bool) * (nv + 1));
-  uint32_t *reads = onyx__arena_alloc(arena, sizeof(uint32_t) * (nv + 1));
-  /* A tile or buffer holds one value at a time, so a list never holds
-   * more numbers than there are values (a step may write many). */
-  free_list tiles = {onyx__arena_alloc(arena, sizeof(uint32_t) * (nv + 1)), 0, 0};
-  free_list bufs = {onyx__arena_alloc(arena, sizeof(uint32_t) * (nv + 1)), 0, 0};
-  if (!last_use || !tile_of || !buf_of || !is_output || !reads || !tiles.free || !bufs.free)
+  places p = {last_use,
+              whole,
+              is_output,
+              onyx__arena_alloc(arena, sizeof(int32_t) * (nv + 1)),
+              onyx__arena_alloc(arena, sizeof(int32_t) * (nv + 1)),
+              onyx__arena_alloc(arena, sizeof(uint32_t) * (nv + 1)),
+              /* A tile or buffer holds one value at a time, so a list
+               * never holds more numbers than there are values (a step may
+               * write many). */
+              {onyx__arena_alloc(arena, sizeof(uint32_t) * (nv + 1)), 0, 0},
+              {onyx__arena_alloc(arena, sizeof(uint32_t) * (nv + 1)), 0, 0}};
+  if (!last_use || !is_output || !p.tile_of || !p.buf_of || !p.reads || !p.tiles.free ||
+      !p.bufs.free)
     return onyx__fail(b->err, ONYX_OUT_OF_MEMORY, "out of memory");
   for (size_t v = 0; v < nv; v++) {
     last_use[v] = UINT32_MAX;
-    tile_of[v] = buf_of[v] = -1;
+    p.tile_of[v] = p.buf_of[v] = -1;
     is_output[v] = false;
-    reads[v] = 0;
+    p.reads[v] = 0;
   }
   for (size_t o = 0; o < s->n_outputs; o++) is_output[s->output_values[o]] = true;
   /* A value no step reads is dead after the step that writes it. */
-  for (size_t k = 0; k < n; k++) last_use[s->steps[k].y] = (uint32_t)k;
-  for (size_t k = 0; k < n; k++) custom_uses(s->steps[k].custom, last_use, (uint32_t)k, false);
-  for (size_t k = 0; k < n; k++) {
-    const onyx__step *st = &s->steps[k];
-    if (st->custom != NULL) {
-      custom_uses(st->custom, last_use, (uint32_t)k, true);
-      continue;
-    }
-    last_use[st->x] = (uint32_t)k;
-    for (size_t i = 0; i < ONYX__MAX_OP_INPUTS; i++)
-      if (st->in[i] >= 0) last_use[st->in[i]] = (uint32_t)k;
-  }
+  for (uint32_t k = 0; k < n; k++)
+    for (uint32_t o = 0; o < s->steps[k].n_out; o++)
+      if (s->steps[k].out[o] >= 0) last_use[s->steps[k].out[o]] = k;
+  for (uint32_t k = 0; k < n; k++)
+    for (uint32_t i = 0; i < s->steps[k].n_in; i++)
+      if (s->steps[k].in[i] >= 0) last_use[s->steps[k].in[i]] = k;
   for (size_t g = 0; g < s->n_groups; g++) {
-    tiles.n_free = tiles.made = 0; /* tiles are reused from group to group */
+    p.tiles.n_free = p.tiles.made = 0; /* tiles are reused from group to group */
     for (uint32_t k = s->groups[g].first; k < s->groups[g].first + s->groups[g].n_steps; k++) {
       onyx__step *st = &s->steps[k];
-      if (st->custom != NULL) {
-        plan_custom_buffers(st->custom, k, last_use, is_output, buf_of, reads, &bufs);
-        continue;
-      }
-      st->sx = tile_of[st->x];
-      release(last_use, k, st->x, tile_of, buf_of, &tiles, &bufs);
-      for (size_t i = 0; i < ONYX__MAX_OP_INPUTS; i++)
-        if (st->in[i] >= 0)
-          release(last_use, k, (uint32_t)st->in[i], tile_of, buf_of, &tiles, &bufs);
-      st->sy = whole[st->y] ? -1 : (tile_of[st->y] = take(&tiles));
-      st->buf = whole[st->y] && !is_output[st->y] ? (buf_of[st->y] = take(&bufs)) : -1;
-      if (last_use[st->y] == k) release(last_use, k, st->y, tile_of, buf_of, &tiles, &bufs);
+      if (st->n_in > 0 && st->in[0] >= 0) st->sx = p.tile_of[st->in[0]];
+      if (st->in_place == ONYX__IN_PLACE_ANY)
+        for (uint32_t i = 0; i < st->n_in; i++) release(&p, k, st->in[i]);
+      place_outputs(&p, st, k);
+      for (uint32_t i = 0; i < st->n_in; i++) release(&p, k, st->in[i]);
+      if (st->out[0] >= 0) st->sy = p.tile_of[st->out[0]];
+      for (uint32_t o = 0; o < st->n_out; o++) release(&p, k, st->out[o]);
     }
-    if (tiles.made > s->n_scratch) s->n_scratch = tiles.made;
+    if (p.tiles.made > s->n_scratch) s->n_scratch = p.tiles.made;
   }
-  s->n_buffers = bufs.made;
+  s->n_buffers = p.bufs.made;
   return ONYX_OK;
 }
 
 /*
- * Splits the steps into fused groups (see onyx__group), then plans where
- * their values live. Steps are reordered so that a group's steps are
+ * Fusion: splits the steps into groups (see onyx__group), then plans where
+ * their values live. A step with a per-tile kernel joins the group of the
+ * step that produced its in[0] when that one has a per-tile kernel too;
+ * every other step is a group of its own, and what it reads and writes is
+ * whole, as are graph outputs and a fusable step's other inputs (such as
+ * Clip's bounds). Steps are reordered so that a group's steps are
  * contiguous; that keeps every dependency, because steps of different
- * groups are linked only through run-time inputs (such as bounds),
- * and when a step computes one fusion is turned off: every step is then
- * its own group and every value is written whole, in model order.
+ * groups are linked only through whole values, and when a fusable step's
+ * other input is computed by a step, fusion is turned off: every step is
+ * then its own group and every value is written whole, in model order.
  */
 static onyx_status plan_groups(builder *b) {
   onyx_session *s = b->s;
@@ -843,32 +634,31 @@ static onyx_status plan_groups(builder *b) {
   bool fuse = true;
 #endif
   for (size_t v = 0; v < s->n_values; v++) producer[v] = -1;
-  for (size_t i = 0; i < n; i++) {
-    const onyx__custom_node *cn = s->steps[i].custom;
-    producer[s->steps[i].y] = (int32_t)i;
-    for (uint32_t k = 0; cn != NULL && k < cn->n_out; k++)
-      if (cn->out[k] >= 0) producer[cn->out[k]] = (int32_t)i;
-  }
-  for (size_t o = 0; o < s->n_outputs; o++) whole[s->output_values[o]] = true;
-  for (size_t i = 0; i < n; i++) custom_whole(s->steps[i].custom, whole);
   for (size_t i = 0; i < n; i++)
-    for (size_t k = 0; k < ONYX__MAX_OP_INPUTS; k++) {
-      int32_t bv = s->steps[i].in[k];
-      if (bv < 0) continue;
-      whole[bv] = true;
-      if (producer[bv] >= 0) fuse = false;
+    for (uint32_t k = 0; k < s->steps[i].n_out; k++)
+      if (s->steps[i].out[k] >= 0) producer[s->steps[i].out[k]] = (int32_t)i;
+  for (size_t o = 0; o < s->n_outputs; o++) whole[s->output_values[o]] = true;
+  for (size_t i = 0; i < n; i++) {
+    const onyx__step *st = &s->steps[i];
+    bool tiled = st->prep.kernel != NULL;
+    for (uint32_t k = tiled ? 1 : 0; k < st->n_in; k++) {
+      if (st->in[k] < 0) continue;
+      whole[st->in[k]] = true;
+      if (tiled && producer[st->in[k]] >= 0) fuse = false;
     }
+    for (uint32_t k = 0; !tiled && k < st->n_out; k++)
+      if (st->out[k] >= 0) whole[st->out[k]] = true;
+  }
 
   for (size_t i = 0; i < n; i++) {
     parent[i] = (uint32_t)i;
     group_of_root[i] = -1;
   }
-  /* A registered operator's step is a group of its own, and so a chain
-   * stops at it: what it reads and writes is whole. */
   if (fuse)
     for (size_t i = 0; i < n; i++) {
-      int32_t p = producer[s->steps[i].x];
-      if (p >= 0 && s->steps[i].custom == NULL && s->steps[p].custom == NULL)
+      const onyx__step *st = &s->steps[i];
+      int32_t p = st->prep.kernel != NULL ? producer[st->in[0]] : -1;
+      if (p >= 0 && s->steps[p].prep.kernel != NULL)
         parent[group_root(parent, (uint32_t)i)] = group_root(parent, (uint32_t)p);
     }
   else
@@ -890,7 +680,8 @@ static onyx_status plan_groups(builder *b) {
   for (size_t i = 0; i < n; i++) {
     onyx__group *g = &s->groups[group_of_root[group_root(parent, (uint32_t)i)]];
     if (g->n_steps == 0) {
-      g->x = s->steps[i].x;
+      const onyx__step *st = &s->steps[i];
+      g->x = st->prep.kernel != NULL ? (uint32_t)st->in[0] : onyx__step_y(st);
       g->elem = (uint32_t)onyx_dtype_size(s->values[g->x].desc.dtype);
     }
     sorted[g->first + g->n_steps++] = s->steps[i];

@@ -27,25 +27,49 @@ typedef struct onyx__value {
   int32_t producer;     /* the model node index that defines it, or -1 */
 } onyx__value;
 
-/* One node to run: y = kernel(x), with parameters from run-time inputs
- * where the op has them. */
 /* onyx__prepared.runtime_inputs has a bit per node input. */
 static_assert(ONYX__MAX_OP_INPUTS <= sizeof(unsigned) * 8, "a bit per op input");
 
+/* Which outputs may take an input's place (tile or buffer) when that
+ * input is read for the last time by the step. */
+typedef enum onyx__in_place {
+  ONYX__IN_PLACE_NONE, /* every output gets its own */
+  /* output k may take input k's when the step reads it once (the op reads
+   * each element before it writes the same element) */
+  ONYX__IN_PLACE_SAME,
+  /* the step reads every input before it writes (an element-wise kernel,
+   * whose other inputs are bound into its parameters first): any input
+   * read for the last time is free before the outputs are placed */
+  ONYX__IN_PLACE_ANY
+} onyx__in_place;
+
+/*
+ * One node to run, whoever serves it: n inputs and m outputs by value,
+ * how it runs (fns), and where its outputs live. A step with a per-tile
+ * kernel (prep.kernel, onyx's element-wise ops) is fusable: it reads
+ * in[0] and writes out[0], of the same shape, and may share a group with
+ * the step that produced in[0]; every other step is a group of its own.
+ */
 typedef struct onyx__step {
   uint32_t node; /* model node index, for messages */
-  onyx__prepared prep;
-  uint32_t x, y;                   /* value indices */
-  int32_t in[ONYX__MAX_OP_INPUTS]; /* value of node input i when prep.runtime_inputs has
-                                    * bit i, else -1 */
-  int32_t sx, sy;                  /* scratch tile holding x / y inside a fused group, or -1 */
-  int32_t buf;                     /* whole buffer of the run context holding y when y is
-                                    * written whole but is no graph output, or -1 */
-  /* A node a registered operator serves (graph/custom.h), or NULL. Such a
-   * step is a group of its own; x and y are its first named output, and
-   * prep, in, sx, sy and buf are unused. */
-  struct onyx__custom_node *custom;
+  uint32_t n_in, n_out;
+  int32_t *in;  /* value of node input i, or -1 when omitted */
+  int32_t *out; /* value of node output k, or -1 when omitted */
+  int32_t *buf; /* whole buffer of the run context holding output k when it
+                 * is written whole but is no graph output, or -1 */
+  const onyx__step_fns *fns;
+  void *impl; /* what fns need besides the step (a registered op's node), or NULL */
+  onyx__in_place in_place;
+  onyx__prepared prep; /* the op's plan: kernel, parameters, run-time inputs */
+  int32_t sx, sy;      /* scratch tile holding in[0] / out[0] inside a fused group, or -1 */
 } onyx__step;
+
+/* The value of step st's first named output (there is one). */
+static inline uint32_t onyx__step_y(const onyx__step *st) {
+  uint32_t k = 0;
+  while (k + 1 < st->n_out && st->out[k] < 0) k++;
+  return (uint32_t)st->out[k];
+}
 
 /*
  * A fused group: steps linked by their data input (each step's x is the
@@ -99,6 +123,17 @@ void onyx__session_arena_note(const onyx_session *s, onyx_status st, onyx_error 
  * run or while a run holds the context. For tests. */
 size_t onyx__session_working_bytes(onyx_session *session);
 
+/*
+ * The plan of node st->node, whoever serves it, into st (whose node, n_in,
+ * n_out, in, out and buf the caller set): checks the node, sets its
+ * outputs' descriptions, fns, impl, in_place and prep. fns NULL: the
+ * outputs are known now (constants) and no step runs.
+ *   - onyx__builtin_plan (ops/check.c): onyx's own ops, by the version
+ *     table and the op's prepare;
+ *   - onyx__custom_plan (graph/custom.h): a registered operator's node.
+ */
+onyx_status onyx__builtin_plan(struct onyx_session *s, onyx__step *st, onyx_error *err);
+
 struct onyx_session {
   onyx__arena arena;
   const onyx_model *model;
@@ -111,6 +146,7 @@ struct onyx_session {
   onyx__group *groups;
   uint32_t n_scratch;      /* scratch tiles each worker needs */
   uint32_t n_buffers;      /* whole buffers a run needs (see onyx__step.buf) */
+  bool views;              /* a step's functions read per-value views (onyx__step_fns.views) */
   struct onyx__pool *pool; /* NULL when running on one thread */
   unsigned workers;        /* onyx__pool_size(pool), kept for the run path */
   /* A run context kept between runs so that a run allocates nothing; a
@@ -127,7 +163,6 @@ struct onyx_session {
   size_t n_outputs;
   uint32_t *output_values;
   onyx_value_info *output_info;
-  uint32_t n_custom; /* steps of registered operators */
 };
 
 #endif

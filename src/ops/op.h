@@ -72,8 +72,58 @@ typedef onyx_status (*onyx__runtime_check_fn)(const onyx__runtime_inputs *in, on
  * check has passed. */
 typedef void (*onyx__runtime_bind_fn)(const onyx__runtime_inputs *in, onyx__kparams *params);
 
+/* The state of one value during one run (run.c keeps one per value).
+ * Shapes are borrowed: an element-wise step's output has its input's
+ * shape, so the pointer is copied along. */
+typedef struct onyx__slot {
+  void *data;
+  const int64_t *dims;
+  uint32_t rank;
+  size_t count;
+  size_t nbytes;
+  int32_t written; /* output index whose buffer a step writes, or -1 */
+} onyx__slot;
+
+struct onyx_session;
+struct onyx__step;
+
+/* What a step's run-time functions see: the step (graph/session.h) and
+ * this run's slots, one per session value. views (one per value) is set
+ * for steps whose functions ask for it (onyx__step_fns.views). */
+typedef struct onyx__step_run {
+  const struct onyx_session *session;
+  const struct onyx__step *step;
+  onyx__slot *slots;
+  onyx_tensor *views;
+} onyx__step_run;
+
+/*
+ * How a step runs, the same for every node: onyx's own ops give theirs
+ * (onyx__elementwise_fns for the element-wise ones) and a registered
+ * op's node gets the adaptor that calls its infer and compute
+ * (graph/custom.c).
+ */
+typedef struct onyx__step_fns {
+  /* This run's output shapes (slots of step->out: dims, rank, count,
+   * nbytes) from the inputs' shapes, before anything is written: fails
+   * only on what the run's inputs are. */
+  onyx_status (*shapes)(const onyx__step_run *r, onyx_error *err);
+  /* Computes the outputs whole, their buffers bound. NULL for a step that
+   * runs by its per-tile kernel (onyx__prepared.kernel). */
+  onyx_status (*compute)(const onyx__step_run *r, onyx_error *err);
+  /* Steps with a per-tile kernel: the kernel parameters of this run. */
+  void (*params)(const onyx__step_run *r, onyx__kparams *params);
+  bool views;      /* compute and shapes read step_run.views */
+  bool registered; /* the node is served by a registered operator (profiles) */
+} onyx__step_fns;
+
+/* Element-wise steps y = kernel(x): y has x's shape; the run-time inputs
+ * are checked (prepared.check) and bound (prepared.bind). */
+extern const onyx__step_fns onyx__elementwise_fns;
+
 /* How a node runs, filled by prepare. */
 typedef struct onyx__prepared {
+  const onyx__step_fns *fns; /* the step's run-time functions */
   /* Element-wise nodes: out = kernel(input 0). */
   onyx__kop kop;
   onyx__ukernel kernel;
