@@ -355,9 +355,10 @@ static void shuffle_last(ctx *c, msg *m) {
 /* ---- What the edits choose from ------------------------------------------------------ */
 
 /* The ops onyx runs; ops it does not, which fuzz_model registers from
- * tests/custom/testops.c (Identity, Abs, Relu, Cast); and an empty one. */
-static const char *const ops[] = {"Ceil",     "Floor", "Clip", "Sign", "Constant",
-                                  "Identity", "Abs",   "Relu", "Cast", ""};
+ * tests/custom/testops.c (Identity, Abs, Relu, Cast, and Sum and Split,
+ * of any number of inputs and outputs: edit_wide_node); and an empty one. */
+static const char *const ops[] = {"Ceil", "Floor", "Clip", "Sign", "Constant", "Identity",
+                                  "Abs",  "Relu",  "Cast", "Sum",  "Split",    ""};
 static const char *const unary_ops[] = {"Ceil", "Floor", "Clip", "Sign"};
 static const char *const domains[] = {"", "ai.onnx", "ai.onnx.ml", "com.example"};
 static const char *const dim_names[] = {"N", "M", "batch", "s", ""};
@@ -575,6 +576,17 @@ static name add_node(ctx *c, msg *g, const char *op) {
   return out;
 }
 
+/* Gives node an output of a new name, made a graph output one time in
+ * odds, else read by another node. */
+static void add_used_output(ctx *c, msg *g, msg *node, uint64_t odds) {
+  name out = str_name(fresh_name(c));
+  add_name(c, node, NODE_OUTPUT, out);
+  if (one_in(c, odds))
+    add_output(c, g, out);
+  else
+    feed(c, g, out);
+}
+
 /* ---- The edits ------------------------------------------------------------------------ */
 
 static void edit_op(ctx *c, msg *model, msg *g) {
@@ -679,12 +691,7 @@ static void edit_constant(ctx *c, msg *model, msg *g) {
       fill_tensor(c, add_sub(c, attr, ATTR_T, TENSOR));
       set_uint(c, attr, ATTR_TYPE, AT_TENSOR);
   }
-  name out = str_name(fresh_name(c));
-  add_name(c, node, NODE_OUTPUT, out);
-  if (one_in(c, 3))
-    add_output(c, g, out);
-  else
-    feed(c, g, out);
+  add_used_output(c, g, node, 3);
 }
 
 /* Adds, changes, retypes, renames or removes a node attribute. */
@@ -859,6 +866,66 @@ static void edit_remove_value(ctx *c, msg *model, msg *g) {
   if (f != NULL) remove_field(g, f);
 }
 
+/* Output counts of a Split: mostly few (dims are mostly small, and must
+ * divide), now and then hundreds, which the memory plan must hold; 65536
+ * and 0 split into any of them. */
+static const uint64_t split_counts[] = {1, 2, 2, 3, 4, 4, 8, 256, 1024};
+
+/* A node of a registered op of many inputs or outputs: a Sum of values of
+ * the graph, often one value several times (it may write over input 0),
+ * now and then of hundreds; or a Split, with some outputs omitted ("")
+ * and some made graph outputs or read by other nodes. */
+static void edit_wide_node(ctx *c, msg *model, msg *g) {
+  msg *node = add_sub(c, g, GRAPH_NODE, NODE);
+  shuffle_last(c, g);
+  name first = pick_name(c, g);
+  if (one_in(c, 2)) {
+    set_str(c, node, NODE_OP_TYPE, "Sum");
+    uint64_t n = one_in(c, 8) ? 64 + below(c, 1024) : 1 + below(c, 6);
+    for (uint64_t i = 0; i < n; i++)
+      add_name(c, node, NODE_INPUT, i == 0 || !one_in(c, 4) ? first : pick_name(c, g));
+    add_used_output(c, g, node, 2);
+    return;
+  }
+  set_str(c, node, NODE_OP_TYPE, "Split");
+  uint64_t n = PICK(c, split_counts);
+  if (!one_in(c, 4)) { /* a new input that splits: n, 2n or no elements, or a symbolic size */
+    msg *in = add_sub(c, g, GRAPH_INPUT, VALUE);
+    first = str_name(fresh_name(c));
+    add_name(c, in, VALUE_NAME, first);
+    msg *tt = add_sub(c, add_sub(c, in, VALUE_TYPE, TYPE), TYPE_TENSOR, TTYPE);
+    set_uint(c, tt, TTYPE_ELEM, pick_dtype(c));
+    msg *dim = add_sub(c, add_sub(c, tt, TTYPE_SHAPE, SHAPE), SHAPE_DIM, DIM);
+    if (one_in(c, 4))
+      add_str(c, dim, DIM_PARAM, PICK(c, dim_names));
+    else
+      set_uint(c, dim, DIM_VALUE, n * below(c, 3));
+  }
+  add_name(c, node, NODE_INPUT, first);
+  if (one_in(c, 4)) {
+    msg *attr = add_sub(c, node, NODE_ATTRIBUTE, ATTR);
+    set_str(c, attr, ATTR_NAME, "axis");
+    set_uint(c, attr, ATTR_I, (uint64_t)((int64_t)below(c, 3) - 2)); /* -2 .. 0 */
+    set_uint(c, attr, ATTR_TYPE, AT_INT);
+  }
+  /* The test op library's Split is Split-13 (opset 18 wants num_outputs). */
+  msg *opset = find_opset(model, str_name(""));
+  if (opset == NULL) opset = add_sub(c, model, MODEL_OPSET, OPSET);
+  set_uint(c, opset, OPSET_VERSION, 13 + below(c, 5));
+  int shown = 0;
+  for (uint64_t k = 0; k < n; k++) {
+    name out = k > 0 && one_in(c, 8) ? str_name("") : str_name(fresh_name(c));
+    add_name(c, node, NODE_OUTPUT, out);
+    if (out.n == 0) continue;
+    if (!shown || one_in(c, 16)) {
+      add_output(c, g, out);
+      shown = 1;
+    } else if (one_in(c, 16)) {
+      feed(c, g, out);
+    }
+  }
+}
+
 typedef void (*edit_fn)(ctx *c, msg *model, msg *g);
 
 /* The edits, each with a weight: how often it is picked against the rest. */
@@ -869,7 +936,7 @@ static const struct {
     {edit_op, 6},           {edit_add_node, 5},     {edit_remove_node, 3}, {edit_rewire, 5},
     {edit_extend_chain, 6}, {edit_constant, 4},     {edit_attribute, 4},   {edit_opset, 3},
     {edit_ir_version, 1},   {edit_initializer, 3},  {edit_input, 3},       {edit_type, 8},
-    {edit_clone_node, 3},   {edit_remove_value, 2},
+    {edit_clone_node, 3},   {edit_remove_value, 2}, {edit_wide_node, 6},
 };
 
 static void apply_edit(ctx *c, msg *model, msg *g) {
