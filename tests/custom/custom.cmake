@@ -69,6 +69,14 @@ if(ONYX_PYTHON)
     ${CMAKE_CURRENT_BINARY_DIR}/one_engine)
   set_tests_properties(onyx.custom.one_engine PROPERTIES FIXTURES_REQUIRED one_engine
     LABELS custom)
+  # The same through Python, the registered ops numpy functions.
+  if(TEST onyx.python.custom_ops)
+    add_test(NAME onyx.custom.one_engine.py COMMAND ${ONYX_PYTHON} -B
+      ${CMAKE_CURRENT_SOURCE_DIR}/custom/one_engine_py.py ${CMAKE_CURRENT_BINARY_DIR}/one_engine)
+    set_tests_properties(onyx.custom.one_engine.py PROPERTIES FIXTURES_REQUIRED one_engine
+      LABELS "custom;python" ENVIRONMENT "${ONYX_PYTHON_ENV}"
+      PASS_REGULAR_EXPRESSION "^4 batches at 1 and 3 threads, 0 outputs differ\n$")
+  endif()
   # onyx info shows the shapes known at creation through onyx's ops and
   # registered ones: N by name where the model declares it, ? where only
   # a run knows it, and none for what follows an input without a shape.
