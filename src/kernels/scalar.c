@@ -83,13 +83,6 @@ static inline float onyx__sign_f32(float x) {
   const float s = (float)((x > 0) - (x < 0));
   return isnan(x) ? x : s;
 }
-#define ONYX__NATIVE_CLIP(T, c)                     \
-  static inline T onyx__clip_##c(T x, T lo, T hi) { \
-    T t = (x > lo || isnan(x)) ? x : lo;            \
-    return (t < hi || isnan(t)) ? t : hi;           \
-  }
-ONYX__NATIVE_CLIP(float, f32)
-ONYX__NATIVE_CLIP(double, f64)
 
 /* ---- The loop ------------------------------------------------------------- */
 
@@ -134,11 +127,14 @@ ONYX__NATIVE_CLIP(double, f64)
 
 /* ---- float's Sign and Clip, double's Clip, in their own type ------------ */
 
+/* Clip's bounds as compared (lo, hi) and as returned (lo_out, hi_out):
+ * a NaN bound is returned for every x but a NaN, so it compares as the
+ * infinity that every other x passes. */
 typedef struct onyx__fprep_f32 {
-  float lo, hi;
+  float lo, hi, lo_out, hi_out;
 } onyx__fprep_f32;
 typedef struct onyx__fprep_f64 {
-  double lo, hi;
+  double lo, hi, lo_out, hi_out;
 } onyx__fprep_f64;
 
 static inline float onyx__sign_elem_f32(float v, const void *q) {
@@ -149,14 +145,33 @@ static void onyx__f32_vsign__scalar(size_t n, const void *x, void *y, const onyx
   (void)params;
   ONYX__LOOP(float, n, x, y, onyx__sign_elem_f32, NULL);
 }
-#define ONYX__NATIVE_CLIP_KERNEL(tn, T)                                    \
-  static inline T onyx__clip_elem_##tn(T v, const onyx__fprep_##tn *q) {   \
-    return onyx__clip_##tn(v, q->lo, q->hi);                               \
-  }                                                                        \
-  static void onyx__##tn##_vclip__scalar(size_t n, const void *x, void *y, \
-                                         const onyx__kparams *params) {    \
-    const onyx__fprep_##tn q = {params->tn.lo, params->tn.hi};             \
-    ONYX__LOOP(T, n, x, y, onyx__clip_elem_##tn, &q);                      \
+/*
+ * Clip runs one of two loops, chosen once per call by its bounds. Where
+ * neither bound is a zero or NaN, a tie between x and a bound has the same
+ * bits either way, so max(lo, x) and min(hi, x) in the form "lo > x ? lo
+ * : x" (which returns a NaN x, as numpy does) give the result: x86's
+ * maxss and minss, one instruction each. Otherwise the selects keep
+ * numpy's rules, a tie returning the bound and a NaN bound winning, as
+ * branch-free compares and masks.
+ */
+#define ONYX__NATIVE_CLIP_KERNEL(tn, T)                                                          \
+  static inline T onyx__clip_fast_##tn(T v, onyx__fprep_##tn q) {                                \
+    const T t = q.lo > v ? q.lo : v;                                                             \
+    return q.hi < t ? q.hi : t;                                                                  \
+  }                                                                                              \
+  static inline T onyx__clip_exact_##tn(T v, onyx__fprep_##tn q) {                               \
+    const T t = v <= q.lo ? q.lo_out : v;                                                        \
+    return t >= q.hi ? q.hi_out : t;                                                             \
+  }                                                                                              \
+  static void onyx__##tn##_vclip__scalar(size_t n, const void *x, void *y,                       \
+                                         const onyx__kparams *params) {                          \
+    const T lo = params->tn.lo, hi = params->tn.hi;                                              \
+    const onyx__fprep_##tn q = {isnan(lo) ? (T)INFINITY : lo, isnan(hi) ? -(T)INFINITY : hi, lo, \
+                                hi};                                                             \
+    if (lo != 0 && hi != 0 && !isnan(lo) && !isnan(hi))                                          \
+      ONYX__LOOP(T, n, x, y, onyx__clip_fast_##tn, q);                                           \
+    else                                                                                         \
+      ONYX__LOOP(T, n, x, y, onyx__clip_exact_##tn, q);                                          \
   }
 ONYX__NATIVE_CLIP_KERNEL(f32, float)
 ONYX__NATIVE_CLIP_KERNEL(f64, double)
