@@ -30,8 +30,7 @@ const onyx__kernel_line *onyx__kernel_lines(size_t *n);
  * kernel; NULL when no table has it (or op or dtype is unknown). Pure: a
  * test passes made-up masks.
  */
-const onyx__kernel_line *onyx__kernel_pick(onyx__cpu_mask features, onyx__kop op,
-                                           onyx_dtype dtype);
+const onyx__kernel_line *onyx__kernel_pick(onyx__cpu_mask features, onyx__kop op, onyx_dtype dtype);
 
 /* The level of the first line whose needs are all in features: the best
  * level any kernel runs at on such a CPU. Pure. */

@@ -60,8 +60,7 @@ static bool own_arch(onyx_isa level) {
 
 static void test_cap_masks(void **state) {
   (void)state;
-  const onyx__cpu_mask x86 =
-      BIT(SSE41) | BIT(AVX2) | BIT(F16C) | BIT(AVX512) | BIT(AVX512FP16);
+  const onyx__cpu_mask x86 = BIT(SSE41) | BIT(AVX2) | BIT(F16C) | BIT(AVX512) | BIT(AVX512FP16);
   assert_int_equal(onyx__cpu_cap_mask(ONYX_ISA_BEST), ONYX__CPU_ALL);
   assert_int_equal(onyx__cpu_cap_mask(ONYX_ISA_SCALAR), 0);
   assert_int_equal(onyx__cpu_cap_mask((onyx_isa)99), 0);
@@ -186,8 +185,7 @@ static void test_lines(void **state) {
      * level (which it would then hide). */
     for (size_t j = i + 1; j < n; j++) {
       if (subset(lines[i].needs, lines[j].needs)) {
-        assert_true(subset(onyx__cpu_cap_mask(lines[i].level),
-                           onyx__cpu_cap_mask(lines[j].level)));
+        assert_true(subset(onyx__cpu_cap_mask(lines[i].level), onyx__cpu_cap_mask(lines[j].level)));
       }
     }
   }
@@ -236,7 +234,8 @@ static void test_pick(void **state) {
        * for a cap of another architecture. */
       for (size_t c = 0; c < N_LEVELS; c++) {
         const onyx__cpu_mask cap = onyx__cpu_cap_mask(LEVELS[c]);
-        const onyx__kernel_line *got = onyx__kernel_pick(ONYX__CPU_ALL & cap, (onyx__kop)op, TYPES[t]);
+        const onyx__kernel_line *got =
+            onyx__kernel_pick(ONYX__CPU_ALL & cap, (onyx__kop)op, TYPES[t]);
         assert_true(subset(onyx__cpu_cap_mask(got->level), cap));
         if (!own_arch(LEVELS[c])) assert_int_equal(got->level, ONYX_ISA_SCALAR);
       }
