@@ -32,12 +32,6 @@ struct onyx_op_context {
   char message[400];
 };
 
-/* "node 3 ('name', com.example:Op)" */
-static void label(const onyx__node *node, uint32_t index, char *buf, size_t cap) {
-  onyx__format(buf, cap, "node %u ('%s', %s%s%s)", index, node->name, node->domain,
-               node->domain[0] != '\0' ? ":" : "", node->op_type);
-}
-
 void *onyx_op_user_data(const onyx_op_context *ctx) {
   return ctx != NULL ? ctx->cn->op->def.user_data : NULL;
 }
@@ -182,7 +176,7 @@ void onyx_op_parallel_for(onyx_op_context *ctx, size_t n, void (*fn)(void *arg, 
 static onyx_status report(const onyx_op_context *ctx, onyx_status st, const char *fn,
                           onyx_error *err) {
   char where[300];
-  label(ctx->node, ctx->cn->node, where, sizeof where);
+  onyx__node_label(ctx->node, ctx->cn->node, 0, 0, where, sizeof where);
   if (strcmp(onyx_status_name(st), "ONYX_UNKNOWN_STATUS") == 0)
     return onyx__fail(err, ONYX_INVALID_ARGUMENT, "%s: %s returned %d, which is no onyx_status",
                       where, fn, (int)st);
@@ -196,7 +190,7 @@ static onyx_status check_node(const onyx_session *s, const onyx__custom_node *cn
                               const onyx__node *node, onyx_error *err) {
   const onyx_custom_op *d = &cn->op->def;
   char where[300];
-  label(node, cn->node, where, sizeof where);
+  onyx__node_label(node, cn->node, 0, 0, where, sizeof where);
   if (cn->n_in < d->min_inputs || cn->n_in > d->max_inputs)
     return onyx__fail(err, ONYX_ARITY, "%s: has %u inputs; the registered op takes %u to %u", where,
                       cn->n_in, d->min_inputs, d->max_inputs);
@@ -261,7 +255,7 @@ static onyx_status run_infer(onyx_op_context *ctx, onyx_error *err) {
   for (uint32_t k = 0; k < cn->n_out; k++)
     if (cn->out[k] >= 0 && ctx->views[cn->out[k]].dtype == ONYX_DTYPE_UNDEFINED) {
       char where[300];
-      label(ctx->node, cn->node, where, sizeof where);
+      onyx__node_label(ctx->node, cn->node, 0, 0, where, sizeof where);
       return onyx__fail(err, ONYX_SHAPE, "%s: infer did not set output %u", where, k);
     }
   return ONYX_OK;
@@ -328,7 +322,7 @@ onyx_status onyx__custom_shapes(const onyx_session *s, const onyx__custom_node *
     if (!cn->shapes_known) {
       if (t->dtype == d->dtype) continue;
       char where[300];
-      label(node, cn->node, where, sizeof where);
+      onyx__node_label(node, cn->node, 0, 0, where, sizeof where);
       return onyx__fail(err, ONYX_TYPE,
                         "%s: infer gives output %u the type %s at this run but %s at session "
                         "creation",

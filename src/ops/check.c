@@ -62,23 +62,23 @@ static onyx_status find_op(const onyx_model *m, size_t n, const onyx__op **op_ou
 /* Node n's inputs and outputs against what its op version takes. */
 static onyx_status check_arity(const onyx__node *node, size_t n, const onyx__op_version *ver,
                                int64_t opset, onyx_error *err) {
+  char label[300];
   if (ver->max_inputs > ONYX__MAX_OP_INPUTS)
     return onyx__fail(err, ONYX_INTERNAL, "op %s-%d takes up to %u inputs; onyx plans for %d",
                       node->op_type, ver->since, ver->max_inputs, ONYX__MAX_OP_INPUTS);
   if (node->n_inputs < ver->min_inputs || node->n_inputs > ver->max_inputs ||
       (ver->min_inputs > 0 && node->inputs[0][0] == '\0')) {
     return onyx__fail(
-        err, ONYX_ARITY, "node %zu ('%s', %s-%d at opset %lld): takes %u to %u inputs, has %zu%s",
-        n, node->name, node->op_type, ver->since, (long long)opset, ver->min_inputs,
+        err, ONYX_ARITY, "%s: takes %u to %u inputs, has %zu%s",
+        onyx__node_label(node, n, ver->since, opset, label, sizeof label), ver->min_inputs,
         ver->max_inputs, node->n_inputs,
         node->n_inputs >= 1 && node->inputs[0][0] == '\0' ? " (input 0 is empty)" : "");
   }
   if (node->n_outputs != ver->n_outputs || node->outputs[0][0] == '\0')
     return onyx__fail(err, ONYX_ARITY,
-                      "node %zu ('%s', %s-%d at opset %lld): has %zu outputs; it must have "
-                      "exactly %u, each with a name",
-                      n, node->name, node->op_type, ver->since, (long long)opset, node->n_outputs,
-                      ver->n_outputs);
+                      "%s: has %zu outputs; it must have exactly %u, each with a name",
+                      onyx__node_label(node, n, ver->since, opset, label, sizeof label),
+                      node->n_outputs, ver->n_outputs);
   return ONYX_OK;
 }
 
@@ -87,25 +87,24 @@ static onyx_status check_arity(const onyx__node *node, size_t n, const onyx__op_
  * few attributes, since an unknown name fails first. */
 static onyx_status check_attrs(const onyx__node *node, size_t n, const onyx__op_version *ver,
                                int64_t opset, onyx_error *err) {
+  char label[300];
   for (size_t a = 0; a < node->n_attrs; a++) {
     const onyx__attr *attr = &node->attrs[a];
     const onyx__attr_spec *spec = ver->attrs;
     while (spec->name != NULL && strcmp(spec->name, attr->name) != 0) spec++;
     if (spec->name == NULL)
-      return onyx__fail(err, ONYX_ATTRIBUTE,
-                        "node %zu ('%s', %s-%d at opset %lld): unknown attribute '%s'", n,
-                        node->name, node->op_type, ver->since, (long long)opset, attr->name);
+      return onyx__fail(err, ONYX_ATTRIBUTE, "%s: unknown attribute '%s'",
+                        onyx__node_label(node, n, ver->since, opset, label, sizeof label),
+                        attr->name);
     if (spec->type != attr->type)
-      return onyx__fail(err, ONYX_ATTRIBUTE,
-                        "node %zu ('%s', %s-%d at opset %lld): attribute '%s' has type %s; it "
-                        "must have type %s",
-                        n, node->name, node->op_type, ver->since, (long long)opset, attr->name,
-                        attr_type_name(attr->type), attr_type_name(spec->type));
+      return onyx__fail(err, ONYX_ATTRIBUTE, "%s: attribute '%s' has type %s; it must have type %s",
+                        onyx__node_label(node, n, ver->since, opset, label, sizeof label),
+                        attr->name, attr_type_name(attr->type), attr_type_name(spec->type));
     for (size_t p = 0; p < a; p++)
       if (strcmp(node->attrs[p].name, attr->name) == 0)
-        return onyx__fail(err, ONYX_ATTRIBUTE,
-                          "node %zu ('%s', %s-%d at opset %lld): attribute '%s' is given twice", n,
-                          node->name, node->op_type, ver->since, (long long)opset, attr->name);
+        return onyx__fail(err, ONYX_ATTRIBUTE, "%s: attribute '%s' is given twice",
+                          onyx__node_label(node, n, ver->since, opset, label, sizeof label),
+                          attr->name);
     if (attr->has_ref_attr_name)
       return onyx__fail(err, ONYX_ATTRIBUTE,
                         "node %zu ('%s'): attribute '%s' refers to a function attribute, which "
@@ -142,6 +141,7 @@ onyx_status onyx_model_node_check(const onyx_model *model, size_t index, onyx_er
 static onyx_status check_input_types(const onyx_model *m, size_t n, const onyx__op_version *ver,
                                      const onyx__value_desc *const *inputs, onyx_error *err) {
   const onyx__node *node = &m->graph.nodes[n];
+  char label[300];
   for (size_t k = 0; k < node->n_inputs; k++) {
     if (inputs[k] == NULL) continue;
     onyx_dtype t = inputs[k]->dtype;
@@ -149,18 +149,17 @@ static onyx_status check_input_types(const onyx_model *m, size_t n, const onyx__
       char allowed[256];
       onyx__dmask_format(ver->types, allowed, sizeof allowed);
       return onyx__fail(err, ONYX_TYPE,
-                        "node %zu ('%s', %s-%d at opset %lld): input %zu '%s' has type %s, "
-                        "which %s-%d does not allow; allowed: %s",
-                        n, node->name, node->op_type, ver->since, (long long)m->onnx_opset, k,
-                        node->inputs[k], onyx_dtype_name(t), node->op_type, ver->since, allowed);
+                        "%s: input %zu '%s' has type %s, which %s-%d does not allow; allowed: %s",
+                        onyx__node_label(node, n, ver->since, m->onnx_opset, label, sizeof label),
+                        k, node->inputs[k], onyx_dtype_name(t), node->op_type, ver->since, allowed);
     }
     ONYX__TRY(onyx__config_check_type(node->op_type, t, n, node->name, err));
     if (t != inputs[0]->dtype)
       return onyx__fail(err, ONYX_TYPE,
-                        "node %zu ('%s', %s-%d at opset %lld): input %zu '%s' has type %s but "
-                        "input 0 '%s' has type %s; they must be the same",
-                        n, node->name, node->op_type, ver->since, (long long)m->onnx_opset, k,
-                        node->inputs[k], onyx_dtype_name(t), node->inputs[0],
+                        "%s: input %zu '%s' has type %s but input 0 '%s' has type %s; they must "
+                        "be the same",
+                        onyx__node_label(node, n, ver->since, m->onnx_opset, label, sizeof label),
+                        k, node->inputs[k], onyx_dtype_name(t), node->inputs[0],
                         onyx_dtype_name(inputs[0]->dtype));
   }
   return ONYX_OK;

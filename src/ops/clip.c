@@ -120,8 +120,8 @@ static onyx_status check_bound_shape(onyx__prepare_ctx *ctx, size_t i, onyx_erro
     ok = b->rank == 0 || (b->rank == 1 && (b->dims[0] == 1 || b->dims[0] < 0));
   }
   if (ok) return ONYX_OK;
-  char label[256];
-  onyx__node_label(ctx, label, sizeof label);
+  char label[300];
+  ONYX__PREPARE_LABEL(ctx, label);
   return onyx__fail(err, ONYX_SHAPE,
                     "%s: input %zu ('%s', the %s bound) must be a scalar (shape [] or [1])", label,
                     i, ctx->node->inputs[i], i == 1 ? "min" : "max");
@@ -131,11 +131,12 @@ static onyx_status check_bound_shape(onyx__prepare_ctx *ctx, size_t i, onyx_erro
 static onyx_status check_runtime(const onyx__runtime_inputs *in, onyx_error *err) {
   for (int i = 1; i <= 2; i++) {
     if (!((in->present >> i) & 1u) || in->count[i] == 1) continue;
+    char label[300];
     return onyx__fail(err, ONYX_INPUT_SHAPE,
-                      "node %zu ('%s', %s): input %d '%s' (the %s bound) holds %zu elements; "
-                      "it must hold exactly one",
-                      in->node_index, in->node->name, in->node->op_type, i, in->node->inputs[i],
-                      i == 2 ? "max" : "min", in->count[i]);
+                      "%s: input %d '%s' (the %s bound) holds %zu elements; it must hold "
+                      "exactly one",
+                      onyx__node_label(in->node, in->node_index, 0, 0, label, sizeof label), i,
+                      in->node->inputs[i], i == 2 ? "max" : "min", in->count[i]);
   }
   return ONYX_OK;
 }

@@ -79,8 +79,8 @@ static onyx_status list_tensor(onyx__prepare_ctx *ctx, const onyx__attr *a, onyx
 }
 
 static onyx_status prepare(onyx__prepare_ctx *ctx, onyx__prepared *prep, onyx_error *err) {
-  char label[256];
-  onyx__node_label(ctx, label, sizeof label);
+  char label[300];
+  ONYX__PREPARE_LABEL(ctx, label);
   if (ctx->node->n_attrs != 1)
     return onyx__fail(err, ONYX_ATTRIBUTE,
                       "%s: needs exactly one value attribute (value, value_float, ...), has %zu",

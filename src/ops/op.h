@@ -3,9 +3,12 @@
  * The operator registry. One ONNX op = one file in src/ops/ holding its
  * version table and its prepare function; registry.c lists the ops once.
  *
- * The session does the checks every op shares (domain, version resolution,
+ * check.c does the checks every op shares (domain, version resolution,
  * input/output counts, attribute names and types, element types of inputs
- * constrained to T) from the version table, then calls prepare for the rest.
+ * constrained to T) from the version table, then calls prepare for the
+ * rest, which fills the node's step (graph/session.h): how it runs
+ * (onyx__step_fns; elementwise.c's for the element-wise ops) and, for
+ * those, the per-tile kernel that fusion runs.
  */
 #ifndef ONYX_OPS_OP_H
 #define ONYX_OPS_OP_H
@@ -196,9 +199,16 @@ extern const onyx__op_version onyx__rounding_versions[ONYX__ROUNDING_VERSIONS];
 /* The version of op in force at opset, or NULL if op did not exist yet. */
 const onyx__op_version *onyx__op_version_at(const onyx__op *op, int64_t opset);
 
-/* Shared by op files: a message prefix naming the node, e.g.
- * "node 2 ('clip1', Clip-11)". */
-void onyx__node_label(const onyx__prepare_ctx *ctx, char *buf, size_t cap);
+/* The prefix of every message about a node, into buf (returned):
+ * "node 2 ('clip1', Clip-11 at opset 13)" for a version of one of onyx's
+ * ops (since > 0), else "node 2 ('clip1', Clip); a domain other than
+ * ai.onnx comes before the op type ("com.example:Op"). */
+const char *onyx__node_label(const onyx__node *node, size_t index, int since, int64_t opset,
+                             char *buf, size_t cap);
+/* The label of the node ctx prepares, as onyx__node_label gives it. */
+#define ONYX__PREPARE_LABEL(ctx, buf)                                                        \
+  onyx__node_label((ctx)->node, (ctx)->node_index, (ctx)->version->since, (ctx)->opset, buf, \
+                   sizeof(buf))
 
 /* Shared prepare for single-input element-wise ops (Ceil, Floor, Sign). */
 onyx_status onyx__prepare_unary(onyx__prepare_ctx *ctx, onyx__prepared *prep, onyx__kop kop,

@@ -50,9 +50,16 @@ const onyx__op_version *onyx__op_version_at(const onyx__op *op, int64_t opset) {
   return found;
 }
 
-void onyx__node_label(const onyx__prepare_ctx *ctx, char *buf, size_t cap) {
-  onyx__format(buf, cap, "node %zu ('%s', %s-%d at opset %lld)", ctx->node_index, ctx->node->name,
-               ctx->node->op_type, ctx->version->since, (long long)ctx->opset);
+const char *onyx__node_label(const onyx__node *node, size_t index, int since, int64_t opset,
+                             char *buf, size_t cap) {
+  const char *domain = node->domain != NULL ? node->domain : "";
+  if (since > 0)
+    onyx__format(buf, cap, "node %zu ('%s', %s%s%s-%d at opset %lld)", index, node->name, domain,
+                 domain[0] != '\0' ? ":" : "", node->op_type, since, (long long)opset);
+  else
+    onyx__format(buf, cap, "node %zu ('%s', %s%s%s)", index, node->name, domain,
+                 domain[0] != '\0' ? ":" : "", node->op_type);
+  return buf;
 }
 
 const onyx__attr *onyx__node_attr(const onyx__node *node, const char *name) {
@@ -69,8 +76,8 @@ onyx_status onyx__prepare_unary(onyx__prepare_ctx *ctx, onyx__prepared *prep, on
   prep->kernel = onyx__kernel_get(kop, x->dtype, ctx->isa_cap);
   if (prep->kernel == NULL) {
     /* The version table and the kernel table disagree: a bug, not bad input. */
-    char label[256];
-    onyx__node_label(ctx, label, sizeof label);
+    char label[300];
+    ONYX__PREPARE_LABEL(ctx, label);
     return onyx__fail(err, ONYX_INTERNAL, "%s: no kernel for type %s", label,
                       onyx_dtype_name(x->dtype));
   }
