@@ -247,8 +247,9 @@ class InferenceSession:
     threads: worker threads for large tensors (default: sess_options'
         intra_op_num_threads, else 0, which lets onyx choose).
     isa: the highest instruction set kernels may use: 'scalar', 'sse41',
-        'avx2', 'avx512', 'neon' (the library's onyx_isa_name) or 'best'
-        (the default).
+        'avx2', 'avx512', 'neon', 'wasm-simd128' (the library's
+        onyx_isa_name) or 'best' (the default). A level of another
+        architecture than the machine's means scalar.
     pickle_model: what a pickle of the session carries: 'bytes' (the
         default), the model's serialized bytes, so that restoring reads no
         file; or 'path', for a session made from a path, only the path

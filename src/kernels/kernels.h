@@ -8,13 +8,14 @@
  * idempotent; see simd_generate.h.
  *
  * Names spell type, op and ISA: onyx__f32_vceil__scalar,
- * onyx__f16_vclip__avx2. Each ISA provides a table; dispatch picks, per
- * (op, type), the best kernel whose ISA is at most the cap and supported by
- * the CPU, falling back to lower levels. A level may also have a table that
- * needs a CPU feature beyond the level (onyx__kernels_avx512fp16 at
- * AVX-512); where the CPU has the feature, its entries take precedence over
- * the level's own and count as that level. The scalar table is complete
- * and is the reference every other table is tested against, bit for bit.
+ * onyx__f16_vclip__avx2. Each ISA provides a table, and dispatch.c a line
+ * for it: the CPU features the table needs and the level it reports as
+ * (onyx__kernels_avx512fp16 needs AVX512-FP16 on top of AVX-512 and reports
+ * as avx512). Dispatch picks, per (op, type), the kernel of the first line
+ * whose features the CPU has and the cap allows, falling back along this
+ * architecture's lines to scalar (kernels/dispatch.h). The scalar table is
+ * complete and is the reference every other table is tested against, bit
+ * for bit.
  */
 #ifndef ONYX_KERNELS_KERNELS_H
 #define ONYX_KERNELS_KERNELS_H
@@ -91,7 +92,7 @@ typedef struct onyx__kparams {
 
 typedef void (*onyx__ukernel)(size_t n, const void *x, void *y, const onyx__kparams *params);
 
-/* One ISA's kernels: NULL where it has none (the next lower level is used). */
+/* One ISA's kernels: NULL where it has none (the next line that has one is used). */
 typedef struct onyx__kernel_table {
   onyx__ukernel k[ONYX__KOP_COUNT][ONYX__DTYPE_COUNT];
 } onyx__kernel_table;
@@ -99,8 +100,10 @@ typedef struct onyx__kernel_table {
 extern const onyx__kernel_table onyx__kernels_scalar;
 
 /*
- * The kernel for (op, type) at the best level <= cap that this CPU supports,
- * or NULL if the op has no kernel for that type at all. Thread-safe.
+ * The kernel for (op, type) of the best table this CPU supports that cap
+ * allows (cap and the levels below it on its architecture; ONYX_ISA_BEST:
+ * every one), or NULL if the op has no kernel for that type at all.
+ * Thread-safe.
  */
 onyx__ukernel onyx__kernel_get(onyx__kop op, onyx_dtype dtype, onyx_isa cap);
 
