@@ -1,19 +1,19 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The body shared by the SIMD kernel files (x86/kernels_sse41.c,
- * kernels_avx2.c, kernels_avx512.c, kernels_avx512fp16.c, and
- * wasm/kernels_simd128.c), in two parts. Each file includes
- * this header first, defines with its own intrinsics a small vocabulary per
- * element class, and includes simd_generate.h last, which generates every
- * kernel and the ISA's table from one list of types: the loops, tails and streaming
- * stores are written once and only the per-vector arithmetic differs
- * between ISAs.
+ * kernels_avx2.c, kernels_avx512.c, kernels_avx512fp16.c,
+ * arm/kernels_neon.c, kernels_neonfp16.c and wasm/kernels_simd128.c), in
+ * two parts. Each file includes this header first, defines with its own
+ * intrinsics a small vocabulary per element class, and includes
+ * simd_generate.h last, which generates every kernel and the ISA's table
+ * from one list of types: the loops, tails and streaming path are written
+ * once and only the per-vector arithmetic differs between ISAs.
  *
  * What the including file defines (C is a storage class, K a computing
  * class; see the type list below):
  *
  *   ONYX__SIMD_ISA            the ISA's name token: sse41, avx2, avx512,
- *                             avx512fp16, simd128
+ *                             avx512fp16, neon, neonfp16, simd128
  *   ONYX__SIMD_MASKED         1 if tails use masked loads and stores
  *   ONYX__SIMD_STREAMS        (optional) 1 if the ISA has streaming
  *                             stores, with onyx__stnt_C and
@@ -206,6 +206,30 @@ static inline bool onyx__simd_half_clip_set(bool bf16, const onyx__kparams *p,
   h->above = crossed ? INT16_MIN : (int16_t)(ties_x ? khi : khi - 1);
   return true;
 }
+
+/*
+ * A class k whose kernels take no parameters and keep no constants (C11
+ * has no empty struct), and Ceil and Floor of a class k in vectors V by the
+ * ISA's rounding functions UP and DOWN (v -> rounded v).
+ */
+#define ONYX__SIMD_NO_PARAMS(k)                                                  \
+  typedef struct {                                                               \
+    char unused;                                                                 \
+  } onyx__cx_##k;                                                                \
+  static inline bool onyx__cx_set_##k(onyx__cx_##k *c, const onyx__kparams *p) { \
+    (void)p;                                                                     \
+    c->unused = 0;                                                               \
+    return true;                                                                 \
+  }
+#define ONYX__SIMD_ROUNDING_BY(k, V, UP, DOWN)                  \
+  static inline V onyx__ceil_##k(V v, const onyx__cx_##k *c) {  \
+    (void)c;                                                    \
+    return UP(v);                                               \
+  }                                                             \
+  static inline V onyx__floor_##k(V v, const onyx__cx_##k *c) { \
+    (void)c;                                                    \
+    return DOWN(v);                                             \
+  }
 
 /*
  * bfloat16 held as a pair of float32 vectors (a, b), in the ISAs whose file

@@ -3,9 +3,10 @@
  * NEON kernels, for AArch64 (Advanced SIMD, always present) and 32-bit
  * ARMv7 with NEON (optional: dispatch uses this table only where
  * AT_HWCAP says NEON; see src/cpu/cpu.c). This file alone is compiled with
- * -mfpu=neon on 32-bit ARM. 128-bit vectors; the last n % N elements are
- * one more vector over the last N elements (as in the x86 files: every op
- * is idempotent, so recomputing elements gives the same bits, in place
+ * -mfpu=neon on 32-bit ARM. 128-bit vectors; the loops, tails and table
+ * come from simd_generate.h, with the vocabulary simd_common.h lists
+ * defined here. Tails are one more vector over the last N elements (every
+ * op is idempotent, so recomputing elements gives the same bits, in place
  * too), or the scalar kernel when n < N. There are no streaming stores
  * here, so params->stream is ignored.
  *
@@ -18,8 +19,9 @@
  * float16 and bfloat16 are rounded, compared and clipped as integers on
  * their bit patterns (the "bits" classes below), and float64 and the
  * 64-bit integers, for which ARMv7 NEON has no compares, keep the scalar
- * kernels. float16 and bfloat16 use the bits classes on AArch64 as well:
- * they need no conversion there either.
+ * kernels. float16 and bfloat16 Sign and Clip use the bits classes on
+ * AArch64 as well: they need no conversion there either. float16 Ceil and
+ * Floor in half precision (FEAT_FP16) are kernels_neonfp16.c's.
  *
  * Semantics are those of src/kernels/scalar.c, bit for bit;
  * tests/unit/test_simd.c checks every entry against it.
@@ -32,6 +34,10 @@
 
 #include "core/half.h"
 #include "kernels/kernels.h"
+#include "kernels/simd_common.h"
+
+#define ONYX__SIMD_ISA    neon
+#define ONYX__SIMD_MASKED 0
 
 /* ---- Rounding on the bits ------------------------------------------------ */
 
@@ -49,19 +55,12 @@
  * quiet bit set, as scalar.c's quiet() and narrowing give.
  */
 #define ONYX__NEON_BITS_ROUND(c, T, VU, VS, U, S, W, M, B)                                   \
-  typedef VU vec_##c;                                                                        \
-  enum { LANES_##c = 128 / (W) };                                                            \
-  typedef struct {                                                                           \
-    int unused;                                                                              \
-  } bounds_##c;                                                                              \
-  static inline bool bounds_set_##c(bounds_##c *cx, const onyx__kparams *p) {                \
-    (void)cx;                                                                                \
-    (void)p;                                                                                 \
-    return true;                                                                             \
-  }                                                                                          \
-  static inline VU load_##c(const T *p) { return vld1q_##U((const void *)p); }               \
-  static inline void store_##c(T *p, VU v) { vst1q_##U((void *)p, v); }                      \
-  static inline VU round_##c(VU v, bool ceil_op) {                                           \
+  typedef VU onyx__v_##c;                                                                    \
+  enum { ONYX__N_##c = 128 / (W) };                                                          \
+  ONYX__SIMD_NO_PARAMS(c)                                                                    \
+  static inline VU onyx__ld_##c(const T *p) { return vld1q_##U((const void *)p); }           \
+  static inline void onyx__st_##c(T *p, VU v) { vst1q_##U((void *)p, v); }                   \
+  static inline VU onyx__round_##c(VU v, bool ceil_op) {                                     \
     const VU sign = vandq_##U(v, vdupq_n_##U(1u << ((W)-1)));                                \
     const VU a = veorq_##U(v, sign);                                                         \
     const VU one = vdupq_n_##U((B) << (M));                                                  \
@@ -75,13 +74,13 @@
     return vbslq_##U(vcgtq_##U(a, inf), vorrq_##U(v, vdupq_n_##U(1u << ((M)-1))),            \
                      vorrq_##U(sign, mag));                                                  \
   }                                                                                          \
-  static inline VU ceil_##c(VU v, const bounds_##c *cx) {                                    \
+  static inline VU onyx__ceil_##c(VU v, const onyx__cx_##c *cx) {                            \
     (void)cx;                                                                                \
-    return round_##c(v, true);                                                               \
+    return onyx__round_##c(v, true);                                                         \
   }                                                                                          \
-  static inline VU floor_##c(VU v, const bounds_##c *cx) {                                   \
+  static inline VU onyx__floor_##c(VU v, const onyx__cx_##c *cx) {                           \
     (void)cx;                                                                                \
-    return round_##c(v, false);                                                              \
+    return onyx__round_##c(v, false);                                                        \
   }
 
 #if !defined(__aarch64__)
@@ -113,98 +112,75 @@ typedef struct clip_keys {
   int32_t below, above; /* the key thresholds */
 } clip_keys;
 
-static int32_t key_of(uint32_t bits, unsigned w) {
-  const uint32_t sign = 1u << (w - 1);
-  const int32_t mag = (int32_t)(bits & (sign - 1u));
-  return (bits & sign) ? -mag : mag;
-}
-
-/*
- * The thresholds for bounds lo and hi, patterns of w bits; false when
- * either is NaN (never from onyx__clip_params: the scalar kernel then
- * decides).
- */
-static bool clip_keys_set(uint32_t lo, uint32_t hi, unsigned w, bool ties_x, clip_keys *k) {
-  const uint32_t inf = w == 32 ? 0x7f800000u : w == 16 && ties_x ? 0x7c00u : 0x7f80u;
-  const uint32_t abs = (1u << (w - 1)) - 1u;
-  if ((lo & abs) > inf || (hi & abs) > inf) return false;
-  const int32_t klo = key_of(lo, w), khi = key_of(hi, w);
-  const bool crossed = ties_x ? klo > khi : klo >= khi;
-  k->lo = lo;
-  k->hi = hi;
-  k->below = ties_x ? klo : klo + 1;
-  k->above = crossed ? -(int32_t)abs - 1 : ties_x ? khi : khi - 1;
+/* The Clip keys of the halves, from simd_common.h's thresholds: float16
+ * (ties keep x) and bfloat16; false when a bound is not a half value or is
+ * NaN (never from onyx__clip_params: the scalar kernel then decides). */
+static bool keys_half(bool bf16, const onyx__kparams *p, clip_keys *k) {
+  onyx__simd_half_clip h;
+  if (!onyx__simd_half_clip_set(bf16, p, &h)) return false;
+  k->lo = h.lo;
+  k->hi = h.hi;
+  k->below = h.below;
+  k->above = h.above;
   return true;
 }
+static bool keys_h16(const onyx__kparams *p, clip_keys *k) { return keys_half(false, p, k); }
+static bool keys_b16(const onyx__kparams *p, clip_keys *k) { return keys_half(true, p, k); }
 
-/* A float32 bound as a half pattern; false unless it is exactly a half
- * value (never NaN here: onyx__clip_params stores none). */
-static bool half_bound(bool bf16, float f, uint32_t *bits) {
-  uint16_t h;
-  float back;
-  if (bf16) {
-    h = onyx__f32_to_bf16(f).bits;
-    back = onyx__bf16_to_f32((onyx__bf16){h});
-  } else {
-    h = onyx__f32_to_f16(f).bits;
-    back = onyx__f16_to_f32((onyx__f16){h});
-  }
-  *bits = h;
-  return onyx__f32_bits(back) == onyx__f32_bits(f) && !isnan(f);
-}
-
-/* The Clip keys of a class: float16 (ties keep x), bfloat16, float32. */
-static bool keys_h16(const onyx__kparams *p, clip_keys *k) {
-  uint32_t lo, hi;
-  return half_bound(false, p->f32.lo, &lo) && half_bound(false, p->f32.hi, &hi) &&
-         clip_keys_set(lo, hi, 16, true, k);
-}
-static bool keys_b16(const onyx__kparams *p, clip_keys *k) {
-  uint32_t lo, hi;
-  return half_bound(true, p->f32.lo, &lo) && half_bound(true, p->f32.hi, &hi) &&
-         clip_keys_set(lo, hi, 16, false, k);
-}
 #if !defined(__aarch64__)
+/* The Clip keys of float32 on the bits (32-bit ARM), whose ties go to the
+ * bound; false when a bound is NaN. */
+static int32_t key_of32(uint32_t bits) {
+  const int32_t mag = (int32_t)(bits & 0x7fffffffu);
+  return (bits & 0x80000000u) ? -mag : mag;
+}
 static bool keys_f32(const onyx__kparams *p, clip_keys *k) {
-  return clip_keys_set(onyx__f32_bits(p->f32.lo), onyx__f32_bits(p->f32.hi), 32, false, k);
+  const uint32_t lo = onyx__f32_bits(p->f32.lo), hi = onyx__f32_bits(p->f32.hi);
+  if ((lo & 0x7fffffffu) > 0x7f800000u || (hi & 0x7fffffffu) > 0x7f800000u) return false;
+  const int32_t klo = key_of32(lo), khi = key_of32(hi);
+  k->lo = lo;
+  k->hi = hi;
+  k->below = klo + 1;
+  k->above = klo >= khi ? INT32_MIN : khi - 1;
+  return true;
 }
 #endif
 
 /* Sign and Clip of class c on W-bit patterns; KEYS fills the thresholds,
  * INF and ONE are the infinity's and 1's patterns. */
-#define ONYX__NEON_BITS_SIGNCLIP(c, T, VU, VS, U, S, W, KEYS, INF, ONE)        \
-  typedef VU vec_##c;                                                          \
-  enum { LANES_##c = 128 / (W) };                                              \
-  typedef struct {                                                             \
-    VU lo, hi;                                                                 \
-    VS below, above;                                                           \
-  } bounds_##c;                                                                \
-  static inline bool bounds_set_##c(bounds_##c *cx, const onyx__kparams *p) {  \
-    clip_keys k = {0, 0, 0, 0};                                                \
-    const bool ok = p == NULL || KEYS(p, &k);                                  \
-    cx->lo = vdupq_n_##U(k.lo);                                                \
-    cx->hi = vdupq_n_##U(k.hi);                                                \
-    cx->below = vdupq_n_##S(k.below);                                          \
-    cx->above = vdupq_n_##S(k.above);                                          \
-    return ok;                                                                 \
-  }                                                                            \
-  static inline VU load_##c(const T *p) { return vld1q_##U((const void *)p); } \
-  static inline void store_##c(T *p, VU v) { vst1q_##U((void *)p, v); }        \
-  static inline VU sign_##c(VU v, const bounds_##c *cx) {                      \
-    (void)cx;                                                                  \
-    const VU signbit = vdupq_n_##U(1u << ((W)-1));                             \
-    const VU a = vbicq_##U(v, signbit);                                        \
-    const VU one = vorrq_##U(vandq_##U(v, signbit), vdupq_n_##U(ONE));         \
-    const VU r = vandq_##U(one, vtstq_##U(a, a));                              \
-    return vbslq_##U(vcgtq_##U(a, vdupq_n_##U(INF)), v, r);                    \
-  }                                                                            \
-  static inline VU clip_##c(VU v, const bounds_##c *cx) {                      \
-    const VU a = vbicq_##U(v, vdupq_n_##U(1u << ((W)-1)));                     \
-    const VS neg = vshrq_n_##S(vreinterpretq_##S##_##U(v), (W)-1);             \
-    const VS key = vsubq_##S(veorq_##S(vreinterpretq_##S##_##U(a), neg), neg); \
-    VU y = vbslq_##U(vcltq_##S(key, cx->below), cx->lo, v);                    \
-    y = vbslq_##U(vcgtq_##S(key, cx->above), cx->hi, y);                       \
-    return vbslq_##U(vcgtq_##U(a, vdupq_n_##U(INF)), v, y);                    \
+#define ONYX__NEON_BITS_SIGNCLIP(c, T, VU, VS, U, S, W, KEYS, INF, ONE)            \
+  typedef VU onyx__v_##c;                                                          \
+  enum { ONYX__N_##c = 128 / (W) };                                                \
+  typedef struct {                                                                 \
+    VU lo, hi;                                                                     \
+    VS below, above;                                                               \
+  } onyx__cx_##c;                                                                  \
+  static inline bool onyx__cx_set_##c(onyx__cx_##c *cx, const onyx__kparams *p) {  \
+    clip_keys k = {0, 0, 0, 0};                                                    \
+    const bool ok = p == NULL || KEYS(p, &k);                                      \
+    cx->lo = vdupq_n_##U(k.lo);                                                    \
+    cx->hi = vdupq_n_##U(k.hi);                                                    \
+    cx->below = vdupq_n_##S(k.below);                                              \
+    cx->above = vdupq_n_##S(k.above);                                              \
+    return ok;                                                                     \
+  }                                                                                \
+  static inline VU onyx__ld_##c(const T *p) { return vld1q_##U((const void *)p); } \
+  static inline void onyx__st_##c(T *p, VU v) { vst1q_##U((void *)p, v); }         \
+  static inline VU onyx__sign_##c(VU v, const onyx__cx_##c *cx) {                  \
+    (void)cx;                                                                      \
+    const VU signbit = vdupq_n_##U(1u << ((W)-1));                                 \
+    const VU a = vbicq_##U(v, signbit);                                            \
+    const VU one = vorrq_##U(vandq_##U(v, signbit), vdupq_n_##U(ONE));             \
+    const VU r = vandq_##U(one, vtstq_##U(a, a));                                  \
+    return vbslq_##U(vcgtq_##U(a, vdupq_n_##U(INF)), v, r);                        \
+  }                                                                                \
+  static inline VU onyx__clip_##c(VU v, const onyx__cx_##c *cx) {                  \
+    const VU a = vbicq_##U(v, vdupq_n_##U(1u << ((W)-1)));                         \
+    const VS neg = vshrq_n_##S(vreinterpretq_##S##_##U(v), (W)-1);                 \
+    const VS key = vsubq_##S(veorq_##S(vreinterpretq_##S##_##U(a), neg), neg);     \
+    VU y = vbslq_##U(vcltq_##S(key, cx->below), cx->lo, v);                        \
+    y = vbslq_##U(vcgtq_##S(key, cx->above), cx->hi, y);                           \
+    return vbslq_##U(vcgtq_##U(a, vdupq_n_##U(INF)), v, y);                        \
   }
 
 ONYX__NEON_BITS_SIGNCLIP(hk16, uint16_t, uint16x8_t, int16x8_t, u16, s16, 16, keys_h16, 0x7c00,
@@ -218,12 +194,12 @@ ONYX__NEON_BITS_SIGNCLIP(fk32, float, uint32x4_t, int32x4_t, u32, s32, 32, keys_
 
 /* A class c of element type T computed in vectors V, with Clip bounds held
  * as two vectors. */
-#define ONYX__NEON_CLASS(c, T, V)      \
-  typedef V vec_##c;                   \
-  enum { LANES_##c = 16 / sizeof(T) }; \
-  typedef struct {                     \
-    V lo, hi;                          \
-  } bounds_##c;
+#define ONYX__NEON_CLASS(c, T, V)        \
+  typedef V onyx__v_##c;                 \
+  enum { ONYX__N_##c = 16 / sizeof(T) }; \
+  typedef struct {                       \
+    V lo, hi;                            \
+  } onyx__cx_##c;
 
 /* ---- float32 and float64 with float instructions (AArch64) ---------------- */
 
@@ -234,33 +210,33 @@ ONYX__NEON_BITS_SIGNCLIP(fk32, float, uint32x4_t, int32x4_t, u32, s32, 32, keys_
  * "t >= hi" likewise. Bounds are never NaN from onyx__clip_params; NaN
  * bounds go to the scalar kernel.
  */
-#define ONYX__NEON_FLOAT(c, T, V, VM, F, M, ONE, SIGNBIT)                       \
-  ONYX__NEON_CLASS(c, T, V)                                                     \
-  static inline bool bounds_set_##c(bounds_##c *cx, const onyx__kparams *p) {   \
-    cx->lo = vdupq_n_##F(p ? p->c.lo : 0);                                      \
-    cx->hi = vdupq_n_##F(p ? p->c.hi : 0);                                      \
-    return p == NULL || (!isnan(p->c.lo) && !isnan(p->c.hi));                   \
-  }                                                                             \
-  static inline V load_##c(const T *p) { return vld1q_##F(p); }                 \
-  static inline void store_##c(T *p, V v) { vst1q_##F(p, v); }                  \
-  static inline V ceil_##c(V v, const bounds_##c *cx) {                         \
-    (void)cx;                                                                   \
-    return vrndpq_##F(v);                                                       \
-  }                                                                             \
-  static inline V floor_##c(V v, const bounds_##c *cx) {                        \
-    (void)cx;                                                                   \
-    return vrndmq_##F(v);                                                       \
-  }                                                                             \
-  static inline V sign_##c(V v, const bounds_##c *cx) {                         \
-    (void)cx;                                                                   \
-    const V one = vbslq_##F(vdupq_n_##M(SIGNBIT), v, vdupq_n_##F(ONE));         \
-    const V r = vreinterpretq_##F##_##M(                                        \
-        vbicq_##M(vreinterpretq_##M##_##F(one), vceqq_##F(v, vdupq_n_##F(0)))); \
-    return vbslq_##F(vceqq_##F(v, v), r, v);                                    \
-  }                                                                             \
-  static inline V clip_##c(V v, const bounds_##c *cx) {                         \
-    const V t = vbslq_##F(vcleq_##F(v, cx->lo), cx->lo, v);                     \
-    return vbslq_##F(vcgeq_##F(t, cx->hi), cx->hi, t);                          \
+#define ONYX__NEON_FLOAT(c, T, V, VM, F, M, ONE, SIGNBIT)                         \
+  ONYX__NEON_CLASS(c, T, V)                                                       \
+  static inline bool onyx__cx_set_##c(onyx__cx_##c *cx, const onyx__kparams *p) { \
+    cx->lo = vdupq_n_##F(p ? p->c.lo : 0);                                        \
+    cx->hi = vdupq_n_##F(p ? p->c.hi : 0);                                        \
+    return p == NULL || (!isnan(p->c.lo) && !isnan(p->c.hi));                     \
+  }                                                                               \
+  static inline V onyx__ld_##c(const T *p) { return vld1q_##F(p); }               \
+  static inline void onyx__st_##c(T *p, V v) { vst1q_##F(p, v); }                 \
+  static inline V onyx__ceil_##c(V v, const onyx__cx_##c *cx) {                   \
+    (void)cx;                                                                     \
+    return vrndpq_##F(v);                                                         \
+  }                                                                               \
+  static inline V onyx__floor_##c(V v, const onyx__cx_##c *cx) {                  \
+    (void)cx;                                                                     \
+    return vrndmq_##F(v);                                                         \
+  }                                                                               \
+  static inline V onyx__sign_##c(V v, const onyx__cx_##c *cx) {                   \
+    (void)cx;                                                                     \
+    const V one = vbslq_##F(vdupq_n_##M(SIGNBIT), v, vdupq_n_##F(ONE));           \
+    const V r = vreinterpretq_##F##_##M(                                          \
+        vbicq_##M(vreinterpretq_##M##_##F(one), vceqq_##F(v, vdupq_n_##F(0))));   \
+    return vbslq_##F(vceqq_##F(v, v), r, v);                                      \
+  }                                                                               \
+  static inline V onyx__clip_##c(V v, const onyx__cx_##c *cx) {                   \
+    const V t = vbslq_##F(vcleq_##F(v, cx->lo), cx->lo, v);                       \
+    return vbslq_##F(vcgeq_##F(t, cx->hi), cx->hi, t);                            \
   }
 ONYX__NEON_FLOAT(f32, float, float32x4_t, uint32x4_t, f32, u32, 1.0f, 0x80000000u)
 ONYX__NEON_FLOAT(f64, double, float64x2_t, uint64x2_t, f64, u64, 1.0, UINT64_C(0x8000000000000000))
@@ -276,94 +252,78 @@ ONYX__NEON_FLOAT(f64, double, float64x2_t, uint64x2_t, f64, u64, 1.0, UINT64_C(0
  */
 typedef struct {
   float32x4_t a, b;
-} vec_hw32;
-typedef vec_hw32 vec_bw32;
-typedef struct {
-  int unused;
-} bounds_hw32;
-typedef bounds_hw32 bounds_bw32;
-enum { LANES_hw32 = 8, LANES_bw32 = 8 };
-static inline bool bounds_set_hw32(bounds_hw32 *cx, const onyx__kparams *p) {
-  (void)cx;
-  (void)p;
-  return true;
-}
-#define bounds_set_bw32 bounds_set_hw32
-static inline vec_hw32 load_hw32(const uint16_t *p) {
+} onyx__v_hw32;
+typedef onyx__v_hw32 onyx__v_bw32;
+ONYX__SIMD_NO_PARAMS(hw32)
+typedef onyx__cx_hw32 onyx__cx_bw32;
+#define onyx__cx_set_bw32 onyx__cx_set_hw32
+enum { ONYX__N_hw32 = 8, ONYX__N_bw32 = 8 };
+static inline onyx__v_hw32 onyx__ld_hw32(const uint16_t *p) {
   const float16x8_t h = vreinterpretq_f16_u16(vld1q_u16(p));
-  const vec_hw32 v = {vcvt_f32_f16(vget_low_f16(h)), vcvt_high_f32_f16(h)};
+  const onyx__v_hw32 v = {vcvt_f32_f16(vget_low_f16(h)), vcvt_high_f32_f16(h)};
   return v;
 }
-static inline void store_hw32(uint16_t *p, vec_hw32 v) {
+static inline void onyx__st_hw32(uint16_t *p, onyx__v_hw32 v) {
   vst1q_u16(p, vreinterpretq_u16_f16(vcvt_high_f16_f32(vcvt_f16_f32(v.a), v.b)));
 }
-static inline vec_bw32 load_bw32(const uint16_t *p) {
+static inline onyx__v_bw32 onyx__ld_bw32(const uint16_t *p) {
   const uint16x8_t u = vld1q_u16(p);
-  const vec_bw32 v = {vreinterpretq_f32_u32(vshll_n_u16(vget_low_u16(u), 16)),
-                      vreinterpretq_f32_u32(vshll_high_n_u16(u, 16))};
+  const onyx__v_bw32 v = {vreinterpretq_f32_u32(vshll_n_u16(vget_low_u16(u), 16)),
+                          vreinterpretq_f32_u32(vshll_high_n_u16(u, 16))};
   return v;
 }
-static inline void store_bw32(uint16_t *p, vec_bw32 v) {
+static inline void onyx__st_bw32(uint16_t *p, onyx__v_bw32 v) {
   vst1q_u16(p, vuzp2q_u16(vreinterpretq_u16_f32(v.a), vreinterpretq_u16_f32(v.b)));
 }
-static inline vec_hw32 ceil_hw32(vec_hw32 v, const bounds_hw32 *cx) {
+static inline onyx__v_hw32 onyx__ceil_hw32(onyx__v_hw32 v, const onyx__cx_hw32 *cx) {
   (void)cx;
-  const vec_hw32 r = {vrndpq_f32(v.a), vrndpq_f32(v.b)};
+  const onyx__v_hw32 r = {vrndpq_f32(v.a), vrndpq_f32(v.b)};
   return r;
 }
-static inline vec_hw32 floor_hw32(vec_hw32 v, const bounds_hw32 *cx) {
+static inline onyx__v_hw32 onyx__floor_hw32(onyx__v_hw32 v, const onyx__cx_hw32 *cx) {
   (void)cx;
-  const vec_hw32 r = {vrndmq_f32(v.a), vrndmq_f32(v.b)};
+  const onyx__v_hw32 r = {vrndmq_f32(v.a), vrndmq_f32(v.b)};
   return r;
 }
-#define ceil_bw32  ceil_hw32
-#define floor_bw32 floor_hw32
+#define onyx__ceil_bw32  onyx__ceil_hw32
+#define onyx__floor_bw32 onyx__floor_hw32
 #endif
 
 /* ---- Integers ------------------------------------------------------------ */
 
-/* Whether Clip bounds fit the lane type (functions, so that the test is
- * no "always true" comparison for the 64-bit types). */
-static bool sbounds_ok(const onyx__kparams *p, int64_t min, int64_t max) {
-  return p->i64.lo >= min && p->i64.lo <= max && p->i64.hi >= min && p->i64.hi <= max;
-}
-static bool ubounds_ok(const onyx__kparams *p, uint64_t max) {
-  return p->u64.lo <= max && p->u64.hi <= max;
-}
-
 /* Vectors, loads and stores, and bounds in the lane type, which must hold
  * them (hand-made params whose bounds do not fit go to the scalar kernel). */
-#define ONYX__NEON_INT(c, T, V, S, SIGNED, MIN, MAX)                          \
-  ONYX__NEON_CLASS(c, T, V)                                                   \
-  static inline bool bounds_set_##c(bounds_##c *cx, const onyx__kparams *p) { \
-    bool ok = true;                                                           \
-    T lo = 0, hi = 0;                                                         \
-    if (p != NULL && SIGNED) {                                                \
-      ok = sbounds_ok(p, MIN, MAX);                                           \
-      lo = (T)p->i64.lo;                                                      \
-      hi = (T)p->i64.hi;                                                      \
-    } else if (p != NULL) {                                                   \
-      ok = ubounds_ok(p, MAX);                                                \
-      lo = (T)p->u64.lo;                                                      \
-      hi = (T)p->u64.hi;                                                      \
-    }                                                                         \
-    cx->lo = vdupq_n_##S(lo);                                                 \
-    cx->hi = vdupq_n_##S(hi);                                                 \
-    return ok;                                                                \
-  }                                                                           \
-  static inline V load_##c(const T *p) { return vld1q_##S(p); }               \
-  static inline void store_##c(T *p, V v) { vst1q_##S(p, v); }
+#define ONYX__NEON_INT(c, T, V, S, SIGNED, MIN, MAX)                              \
+  ONYX__NEON_CLASS(c, T, V)                                                       \
+  static inline bool onyx__cx_set_##c(onyx__cx_##c *cx, const onyx__kparams *p) { \
+    bool ok = true;                                                               \
+    T lo = 0, hi = 0;                                                             \
+    if (p != NULL && SIGNED) {                                                    \
+      ok = onyx__simd_sbounds_ok(p, MIN, MAX);                                    \
+      lo = (T)p->i64.lo;                                                          \
+      hi = (T)p->i64.hi;                                                          \
+    } else if (p != NULL) {                                                       \
+      ok = onyx__simd_ubounds_ok(p, MAX);                                         \
+      lo = (T)p->u64.lo;                                                          \
+      hi = (T)p->u64.hi;                                                          \
+    }                                                                             \
+    cx->lo = vdupq_n_##S(lo);                                                     \
+    cx->hi = vdupq_n_##S(hi);                                                     \
+    return ok;                                                                    \
+  }                                                                               \
+  static inline V onyx__ld_##c(const T *p) { return vld1q_##S(p); }               \
+  static inline void onyx__st_##c(T *p, V v) { vst1q_##S(p, v); }
 
 /* Sign and Clip of the 8- to 32-bit classes: clamping to [-1, 1] (or
  * min(x, 1)) is Sign; max then min is Clip. */
 #define ONYX__NEON_NARROW_INT(c, T, V, S, SIGNED, MIN, MAX)                     \
   ONYX__NEON_INT(c, T, V, S, SIGNED, MIN, MAX)                                  \
-  static inline V sign_##c(V v, const bounds_##c *cx) {                         \
+  static inline V onyx__sign_##c(V v, const onyx__cx_##c *cx) {                 \
     (void)cx;                                                                   \
     return SIGNED ? vminq_##S(vmaxq_##S(v, vdupq_n_##S((T)-1)), vdupq_n_##S(1)) \
                   : vminq_##S(v, vdupq_n_##S(1));                               \
   }                                                                             \
-  static inline V clip_##c(V v, const bounds_##c *cx) {                         \
+  static inline V onyx__clip_##c(V v, const onyx__cx_##c *cx) {                 \
     return vminq_##S(vmaxq_##S(v, cx->lo), cx->hi);                             \
   }
 
@@ -379,158 +339,48 @@ ONYX__NEON_NARROW_INT(u32, uint32_t, uint32x4_t, u32, 0, 0, UINT32_MAX)
  * copied down, or 1 where x != 0. */
 ONYX__NEON_INT(s64, int64_t, int64x2_t, s64, 1, INT64_MIN, INT64_MAX)
 ONYX__NEON_INT(u64, uint64_t, uint64x2_t, u64, 0, 0, UINT64_MAX)
-static inline int64x2_t sign_s64(int64x2_t v, const bounds_s64 *cx) {
+static inline int64x2_t onyx__sign_s64(int64x2_t v, const onyx__cx_s64 *cx) {
   (void)cx;
   const int64x2_t nz = vreinterpretq_s64_u64(vshrq_n_u64(vtstq_s64(v, v), 63));
   return vorrq_s64(vshrq_n_s64(v, 63), nz);
 }
-static inline int64x2_t clip_s64(int64x2_t v, const bounds_s64 *cx) {
+static inline int64x2_t onyx__clip_s64(int64x2_t v, const onyx__cx_s64 *cx) {
   const int64x2_t t = vbslq_s64(vcgtq_s64(v, cx->lo), v, cx->lo);
   return vbslq_s64(vcltq_s64(t, cx->hi), t, cx->hi);
 }
-static inline uint64x2_t sign_u64(uint64x2_t v, const bounds_u64 *cx) {
+static inline uint64x2_t onyx__sign_u64(uint64x2_t v, const onyx__cx_u64 *cx) {
   (void)cx;
   return vshrq_n_u64(vtstq_u64(v, v), 63);
 }
-static inline uint64x2_t clip_u64(uint64x2_t v, const bounds_u64 *cx) {
+static inline uint64x2_t onyx__clip_u64(uint64x2_t v, const onyx__cx_u64 *cx) {
   const uint64x2_t t = vbslq_u64(vcgtq_u64(v, cx->lo), v, cx->lo);
   return vbslq_u64(vcltq_u64(t, cx->hi), t, cx->hi);
 }
 #endif
 
-/* ---- Kernels and the table ------------------------------------------------ */
+/* ---- The types ------------------------------------------------------------ */
 
 /*
- * One kernel of class c: four vectors at a time, then one at a time, then
- * the overlapping last vector (or the scalar kernel below one vector).
- */
-#define ONYX__NEON_KERNEL(NAME, tn, T, c, op, KOP) \
-  ONYX__NEON_KERNEL_ISA(NAME, tn, T, c, op, KOP, neon)
-#define ONYX__NEON_KERNEL_ISA(NAME, tn, T, c, op, KOP, isa)                                  \
-  static void onyx__##tn##_v##op##__##isa(size_t n, const void *x, void *y,                  \
-                                          const onyx__kparams *params) {                     \
-    const T *src = x;                                                                        \
-    T *dst = y;                                                                              \
-    const onyx__ukernel scalar = onyx__kernels_scalar.k[ONYX__KOP_##KOP][ONYX__DI_##NAME];   \
-    bounds_##c cx;                                                                           \
-    if (!bounds_set_##c(&cx, ONYX__KOP_##KOP == ONYX__KOP_CLIP ? params : NULL)) {           \
-      scalar(n, x, y, params);                                                               \
-      return;                                                                                \
-    }                                                                                        \
-    const size_t lanes = (size_t)LANES_##c;                                                  \
-    size_t i = 0;                                                                            \
-    for (; n - i >= 4 * lanes; i += 4 * lanes) {                                             \
-      const vec_##c v0 = load_##c(src + i), v1 = load_##c(src + i + lanes);                  \
-      const vec_##c v2 = load_##c(src + i + 2 * lanes), v3 = load_##c(src + i + 3 * lanes);  \
-      store_##c(dst + i, op##_##c(v0, &cx));                                                 \
-      store_##c(dst + i + lanes, op##_##c(v1, &cx));                                         \
-      store_##c(dst + i + 2 * lanes, op##_##c(v2, &cx));                                     \
-      store_##c(dst + i + 3 * lanes, op##_##c(v3, &cx));                                     \
-    }                                                                                        \
-    for (; n - i >= lanes; i += lanes) store_##c(dst + i, op##_##c(load_##c(src + i), &cx)); \
-    if (i < n && n >= lanes) {                                                               \
-      store_##c(dst + n - lanes, op##_##c(load_##c(src + n - lanes), &cx));                  \
-    } else if (i < n) {                                                                      \
-      scalar(n - i, src + i, dst + i, params);                                               \
-    }                                                                                        \
-  }
-
-/*
- * The types, per op: X(NAME, short name, storage type, class). Types left
- * out keep a NULL entry, so dispatch uses the scalar kernel: on 32-bit ARM,
- * float64 and the 64-bit integers.
+ * The types and their classes, in the form of simd_common.h's lists. Types
+ * left out keep a NULL entry, so dispatch uses the scalar kernel: on 32-bit
+ * ARM, float64 and the 64-bit integers.
  */
 #if defined(__aarch64__)
-#define ONYX__NEON_ROUNDING_TYPES(X) \
-  X(FLOAT, f32, float, f32)          \
-  X(DOUBLE, f64, double, f64)        \
-  X(FLOAT16, f16, uint16_t, hw32)    \
-  X(BFLOAT16, bf16, uint16_t, bw32)
-#define ONYX__NEON_WIDE_TYPES(X) \
-  X(FLOAT, f32, float, f32)      \
-  X(DOUBLE, f64, double, f64)    \
-  X(INT64, s64, int64_t, s64)    \
-  X(UINT64, u64, uint64_t, u64)
+#define ONYX__NEON_FLOAT_TYPES(X)                   \
+  X(FLOAT, f32, float, f32, f32, f32, f32)          \
+  X(DOUBLE, f64, double, f64, f64, f64, f64)        \
+  X(FLOAT16, f16, uint16_t, hw32, hw32, hk16, hk16) \
+  X(BFLOAT16, bf16, uint16_t, bw32, bw32, bk16, bk16)
+#define ONYX__NEON_INT_TYPES(X) ONYX__SIMD_INT_TYPES(X)
 #else
-#define ONYX__NEON_ROUNDING_TYPES(X) \
-  X(FLOAT, f32, float, fr32)         \
-  X(FLOAT16, f16, uint16_t, hr16)    \
-  X(BFLOAT16, bf16, uint16_t, br16)
-#define ONYX__NEON_WIDE_TYPES(X) X(FLOAT, f32, float, fk32)
+#define ONYX__NEON_FLOAT_TYPES(X)                   \
+  X(FLOAT, f32, float, fr32, fr32, fk32, fk32)      \
+  X(FLOAT16, f16, uint16_t, hr16, hr16, hk16, hk16) \
+  X(BFLOAT16, bf16, uint16_t, br16, br16, bk16, bk16)
+#define ONYX__NEON_INT_TYPES(X) ONYX__SIMD_INT_TYPES_NARROW(X)
 #endif
-#define ONYX__NEON_SIGNCLIP_TYPES(X) \
-  ONYX__NEON_WIDE_TYPES(X)           \
-  X(FLOAT16, f16, uint16_t, hk16)    \
-  X(BFLOAT16, bf16, uint16_t, bk16)  \
-  X(INT8, s8, int8_t, s8)            \
-  X(INT16, s16, int16_t, s16)        \
-  X(INT32, s32, int32_t, s32)        \
-  X(UINT8, u8, uint8_t, u8)          \
-  X(UINT16, u16, uint16_t, u16)      \
-  X(UINT32, u32, uint32_t, u32)
+#define ONYX__SIMD_ROUNDING_TYPES(X) ONYX__NEON_FLOAT_TYPES(X)
+#define ONYX__SIMD_SIGN_TYPES(X)     ONYX__NEON_FLOAT_TYPES(X) ONYX__NEON_INT_TYPES(X)
+#define ONYX__SIMD_CLIP_TYPES(X)     ONYX__SIMD_SIGN_TYPES(X)
 
-#define ONYX__NEON_ROUNDING_KERNELS(NAME, tn, T, c) \
-  ONYX__NEON_KERNEL(NAME, tn, T, c, ceil, CEIL)     \
-  ONYX__NEON_KERNEL(NAME, tn, T, c, floor, FLOOR)
-#define ONYX__NEON_SIGNCLIP_KERNELS(NAME, tn, T, c) \
-  ONYX__NEON_KERNEL(NAME, tn, T, c, sign, SIGN)     \
-  ONYX__NEON_KERNEL(NAME, tn, T, c, clip, CLIP)
-ONYX__NEON_ROUNDING_TYPES(ONYX__NEON_ROUNDING_KERNELS)
-ONYX__NEON_SIGNCLIP_TYPES(ONYX__NEON_SIGNCLIP_KERNELS)
-
-#define ONYX__NEON_ROUNDING_ENTRIES(NAME, tn, T, c)               \
-  .k[ONYX__KOP_CEIL][ONYX__DI_##NAME] = onyx__##tn##_vceil__neon, \
-  .k[ONYX__KOP_FLOOR][ONYX__DI_##NAME] = onyx__##tn##_vfloor__neon,
-#define ONYX__NEON_SIGNCLIP_ENTRIES(NAME, tn, T, c)               \
-  .k[ONYX__KOP_SIGN][ONYX__DI_##NAME] = onyx__##tn##_vsign__neon, \
-  .k[ONYX__KOP_CLIP][ONYX__DI_##NAME] = onyx__##tn##_vclip__neon,
-
-extern const onyx__kernel_table onyx__kernels_neon;
-const onyx__kernel_table onyx__kernels_neon = {ONYX__NEON_ROUNDING_TYPES(
-    ONYX__NEON_ROUNDING_ENTRIES) ONYX__NEON_SIGNCLIP_TYPES(ONYX__NEON_SIGNCLIP_ENTRIES)};
-
-/* ---- float16 in half precision (AArch64 FEAT_FP16) -------------------------- */
-
-/*
- * float16 Ceil and Floor with FRINTP/FRINTM on eight halves at a time,
- * where the CPU has half-precision arithmetic (ONYX__CPU_NEON_FP16, from
- * HWCAP_ASIMDHP): dispatch.c puts this table's entries before the NEON
- * table's at the NEON level. Linux leaves FPCR.FZ16 and DN clear, so
- * subnormal halves round exactly and a signalling NaN comes back quiet with
- * its payload, as in scalar.c. Only these functions are compiled for
- * Armv8.2-A with FP16 (GCC's target pragma); with other compilers the table
- * stays empty and the float32 path above is used.
- */
-extern const onyx__kernel_table onyx__kernels_neonfp16;
-#if defined(__aarch64__) && defined(__GNUC__) && !defined(__clang__)
-#pragma GCC push_options
-#pragma GCC target("arch=armv8.2-a+fp16")
-ONYX__NEON_CLASS(hp16, uint16_t, float16x8_t)
-static inline bool bounds_set_hp16(bounds_hp16 *cx, const onyx__kparams *p) {
-  (void)cx;
-  (void)p;
-  return true;
-}
-static inline float16x8_t load_hp16(const uint16_t *p) {
-  return vreinterpretq_f16_u16(vld1q_u16(p));
-}
-static inline void store_hp16(uint16_t *p, float16x8_t v) {
-  vst1q_u16(p, vreinterpretq_u16_f16(v));
-}
-static inline float16x8_t ceil_hp16(float16x8_t v, const bounds_hp16 *cx) {
-  (void)cx;
-  return vrndpq_f16(v);
-}
-static inline float16x8_t floor_hp16(float16x8_t v, const bounds_hp16 *cx) {
-  (void)cx;
-  return vrndmq_f16(v);
-}
-ONYX__NEON_KERNEL_ISA(FLOAT16, f16, uint16_t, hp16, ceil, CEIL, neonfp16)
-ONYX__NEON_KERNEL_ISA(FLOAT16, f16, uint16_t, hp16, floor, FLOOR, neonfp16)
-#pragma GCC pop_options
-const onyx__kernel_table onyx__kernels_neonfp16 = {
-    .k[ONYX__KOP_CEIL][ONYX__DI_FLOAT16] = onyx__f16_vceil__neonfp16,
-    .k[ONYX__KOP_FLOOR][ONYX__DI_FLOAT16] = onyx__f16_vfloor__neonfp16};
-#else
-const onyx__kernel_table onyx__kernels_neonfp16 = {.k[0][0] = NULL};
-#endif
+#include "kernels/simd_generate.h"

@@ -126,14 +126,7 @@ static inline void onyx__st_h16(uint16_t *p, __m256 v) {
 static inline void onyx__stnt_h16(uint16_t *p, __m256 v) {
   _mm_stream_si128((__m128i *)p, onyx__narrow_h16(v));
 }
-static inline __m256 onyx__ceil_h32(__m256 v, const onyx__cx_h32 *c) {
-  (void)c;
-  return onyx__hround_up(v);
-}
-static inline __m256 onyx__floor_h32(__m256 v, const onyx__cx_h32 *c) {
-  (void)c;
-  return onyx__hround_down(v);
-}
+ONYX__SIMD_ROUNDING_BY(h32, __m256, onyx__hround_up, onyx__hround_down)
 
 /*
  * float16 Ceil and Floor stay with F16C here rather than the integer

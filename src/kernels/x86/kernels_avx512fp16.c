@@ -75,28 +75,19 @@ static inline void onyx__stm_p16(uint16_t *p, size_t r, __m512h v) {
   _mm512_mask_storeu_epi16(p, onyx__m32(r), _mm512_castph_si512(v));
 }
 
-/* Ceil and Floor take no parameters; C11 has no empty struct. */
-typedef struct {
-  char unused;
-} onyx__cx_ph;
-static inline bool onyx__cx_set_ph(onyx__cx_ph *c, const onyx__kparams *p) {
-  (void)p;
-  c->unused = 0;
-  return true;
-}
+ONYX__SIMD_NO_PARAMS(ph)
 
 /*
  * VRNDSCALEPH with scale 0 (imm8[7:4]) rounds to an integral value in the
  * direction imm8[1:0] gives; _MM_FROUND_NO_EXC (imm8[3]) suppresses the
  * precision exception, as the float32 and float64 kernels do.
  */
-static inline __m512h onyx__ceil_ph(__m512h v, const onyx__cx_ph *c) {
-  (void)c;
+static inline __m512h onyx__round_up_ph(__m512h v) {
   return _mm512_roundscale_ph(v, _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC);
 }
-static inline __m512h onyx__floor_ph(__m512h v, const onyx__cx_ph *c) {
-  (void)c;
+static inline __m512h onyx__round_down_ph(__m512h v) {
   return _mm512_roundscale_ph(v, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
 }
+ONYX__SIMD_ROUNDING_BY(ph, __m512h, onyx__round_up_ph, onyx__round_down_ph)
 
 #include "kernels/simd_generate.h"
