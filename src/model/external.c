@@ -30,6 +30,9 @@
 #include "model/model.h"
 #include "os/os.h"
 
+/* A build without files has none of this (model.h). */
+#ifndef ONYX_OMIT_FILES
+
 /* The message for a failure to open loc inside dir (onyx__os_file_open_inside's
  * error e, in_dir, and the component at [at, at + len) of loc). */
 static onyx_status open_error(const char *dir, const char *loc, int e, bool in_dir, size_t at,
@@ -137,3 +140,5 @@ onyx_status onyx__external_open(const char *dir, const char *location, uint64_t 
   *file = f;
   return ONYX_OK;
 }
+
+#endif

@@ -17,6 +17,7 @@
 #include "model/payloads.h"
 #include "os/os.h"
 
+#ifndef ONYX_OMIT_FILES /* a build without files loads from memory only */
 /* Refuses what cannot be a model or tensor file, by its info. */
 static onyx_status check_info(const onyx__os_file_info *info, onyx_error *err) {
   if (info->kind == ONYX__OS_FOLDER) return onyx__fail(err, ONYX_IO, "is a folder, not a file");
@@ -70,13 +71,19 @@ void onyx__unmap_file(const uint8_t *bytes, size_t size) {
   if (bytes != NULL) onyx__os_unmap((onyx__os_map){(void *)(uintptr_t)bytes, size});
 }
 
+#endif
+
 void onyx_model_free(onyx_model *model) {
   if (model == NULL) return;
   onyx__payloads_free(model->payloads);
+#ifndef ONYX_OMIT_FILES
   onyx__unmap_file(model->mapping, model->mapping_size);
+#endif
   onyx__arena_free(&model->arena);
   onyx__free(model);
 }
+
+#ifndef ONYX_OMIT_FILES
 
 /* The folder part of path: "a/b/m.onnx" -> "a/b", "m.onnx" -> ".",
  * "/m.onnx" -> "/"; on Windows also "a\m.onnx" -> "a" and "C:\m.onnx" ->
@@ -128,6 +135,7 @@ static onyx_status load_mapped(onyx_model *m, const char *path, bool keep, onyx_
   }
   return st;
 }
+#endif
 
 static onyx_status load_file(const char *path, bool keep, onyx_model **out, onyx_error *err) {
   if (out != NULL) *out = NULL;
@@ -136,6 +144,13 @@ static onyx_status load_file(const char *path, bool keep, onyx_model **out, onyx
                       path == NULL ? "path" : "out");
   }
   if (path[0] == '\0') return onyx__fail(err, ONYX_INVALID_ARGUMENT, "the path is empty");
+#ifdef ONYX_OMIT_FILES
+  (void)keep;
+  return onyx__fail(err, ONYX_IO,
+                    "%s: files are left out of this build; load the model with "
+                    "onyx_model_load_memory()",
+                    path);
+#else
   onyx_model *m = onyx__calloc(1, sizeof *m);
   onyx_status st = m != NULL
                        ? load_mapped(m, path, keep, err)
@@ -147,6 +162,7 @@ static onyx_status load_file(const char *path, bool keep, onyx_model **out, onyx
   }
   *out = m;
   return ONYX_OK;
+#endif
 }
 
 onyx_status onyx_model_load_file(const char *path, onyx_model **out, onyx_error *err) {
@@ -157,12 +173,14 @@ onyx_status onyx_model_load_file_mapped(const char *path, onyx_model **out, onyx
   return load_file(path, true, out, err);
 }
 
+#ifndef ONYX_OMIT_FILES
 onyx_status onyx__model_load_payloads(const onyx_model *model, onyx_error *err) {
   if (model == NULL) return ONYX_OK;
   onyx_status st = onyx__payloads_load(model->payloads, err);
   if (st != ONYX_OK) onyx__error_prefix(err, "%s", model->path);
   return st;
 }
+#endif
 
 onyx_status onyx_model_load_memory(const void *data, size_t size, onyx_model **out,
                                    onyx_error *err) {

@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "core/alloc.h"
+#include "core/error.h"
 #include "model/pb.h"
 #include "onyx.h"
 #include "os/os.h"
@@ -153,10 +154,20 @@ typedef struct onyx__deferred {
  */
 typedef struct onyx__payloads onyx__payloads;
 
+#ifdef ONYX_OMIT_FILES
+/* A build without files (docs/build-config.md) loads models from memory
+ * only, so no model has deferred payloads: payload.c, external.c and the
+ * file half of file.c compile to nothing, and these are what is left. */
+static inline onyx_status onyx__payloads_load(onyx__payloads *p, onyx_error *err) {
+  return (void)p, (void)err, ONYX_OK;
+}
+static inline void onyx__payloads_free(onyx__payloads *p) { (void)p; }
+#else
 /* Records a deferred payload (its own copy of location is made). */
 onyx_status onyx__payloads_add(onyx__payloads *p, const onyx__deferred *d, onyx_error *err);
 /* Reads every payload not yet read; ONYX_OK at once after the first success. */
 onyx_status onyx__payloads_load(onyx__payloads *p, onyx_error *err);
+#endif
 
 struct onyx_model {
   onyx__arena arena;
@@ -218,7 +229,13 @@ onyx_status onyx__model_parse(onyx_model *model, onyx_error *err);
 
 /* Reads the model's deferred payloads if a run needs them for the first
  * time; the message names the file. Safe to call from several threads. */
+#ifdef ONYX_OMIT_FILES
+static inline onyx_status onyx__model_load_payloads(const onyx_model *model, onyx_error *err) {
+  return (void)model, (void)err, ONYX_OK; /* no payload is deferred without files */
+}
+#else
 onyx_status onyx__model_load_payloads(const onyx_model *model, onyx_error *err);
+#endif
 /* After a failed load of bytes[0..size) (size 0: an empty file): when err
  * holds ONYX_PARSE, ONYX_IR_VERSION or ONYX_OPSET and the first bytes are
  * not those of a ModelProto (text, .npy, a TensorProto), prefixes the

@@ -24,6 +24,9 @@
 #include "model/payloads.h"
 #include "os/os.h"
 
+/* A build without files has none of this (model.h). */
+#ifndef ONYX_OMIT_FILES
+
 onyx_status onyx__file_identity(onyx__os_file file, const char *what, onyx__file_id *id,
                                 onyx_error *err) {
   onyx__os_file_info info;
@@ -203,3 +206,5 @@ onyx_status onyx__payloads_load(onyx__payloads *p, onyx_error *err) {
   onyx__os_mutex_unlock(&p->lock);
   return st;
 }
+
+#endif

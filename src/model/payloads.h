@@ -24,6 +24,7 @@ struct onyx__payloads {
   onyx__os_map *maps;
 };
 
+#ifndef ONYX_OMIT_FILES /* model.h has what a build without files keeps */
 /* A new, empty table for the open model file (which it then owns). */
 onyx_status onyx__payloads_new(onyx__os_file file, const onyx__file_id *id, const char *dir,
                                onyx__payloads **out, onyx_error *err);
@@ -37,5 +38,6 @@ void onyx__payloads_close_model_file(onyx__payloads *p);
  * points at the first byte. ONYX_IO naming `what` if it cannot be mapped. */
 onyx_status onyx__payloads_map(onyx__payloads *p, onyx__os_file file, uint64_t offset,
                                size_t nbytes, const char *what, const void **data, onyx_error *err);
+#endif
 
 #endif

@@ -134,6 +134,7 @@ onyx_status onyx__shape_count(const int64_t *dims, uint32_t rank, size_t *count,
   return ONYX_OK;
 }
 
+#ifndef ONYX_OMIT_FILES /* external data needs files */
 /* Parses a non-negative decimal integer with no sign, space or suffix. */
 static bool parse_decimal(const char *s, uint64_t *v) {
   if (*s == '\0') return false;
@@ -150,6 +151,7 @@ static bool parse_decimal(const char *s, uint64_t *v) {
   *v = x;
   return true;
 }
+#endif
 
 onyx_status onyx__check_depth(int depth, size_t offset, onyx_error *err) {
   if (depth > ONYX__MAX_NESTING) {
@@ -172,6 +174,7 @@ onyx_status onyx__copy_string(onyx__arena *arena, const onyx__pb_field *f, const
   return ONYX_OK;
 }
 
+#ifndef ONYX_OMIT_FILES
 /* The external_data entries of a tensor. */
 typedef struct ext_info {
   const char *location;
@@ -232,6 +235,7 @@ static onyx_status decode_ext_entry(const onyx__pb *r, const onyx__pb_field *f, 
   }
   return ONYX_OK;
 }
+#endif
 
 /* The range of the int32_data values of type t. */
 static void int32_data_range(onyx_dtype t, int64_t *lo, int64_t *hi) {
@@ -545,10 +549,12 @@ static onyx_status decode_raw(const onyx__tensor_src *src, const onyx__pb_field 
     out->data = raw->data;
     return ONYX_OK;
   }
+#ifndef ONYX_OMIT_FILES /* else nothing is deferred */
   if (!src->in_place && src->deferred != NULL && large) {
     onyx__deferred d = {out, NULL, (uint64_t)(raw->data - src->base), {0}};
     return onyx__payloads_add(src->deferred, &d, err);
   }
+#endif
   return copy_payload(src->arena, raw->data, out->nbytes, width, "raw_data", &out->data, err);
 }
 
@@ -587,6 +593,15 @@ static onyx_status decode_typed(const onyx__tensor_src *src, const uint8_t *byte
   return ONYX_OK;
 }
 
+#ifdef ONYX_OMIT_FILES
+/* External data lies in files, which this build leaves out. */
+static onyx_status decode_external(const onyx__tensor_src *src, const uint8_t *bytes, size_t size,
+                                   int depth, onyx__tensor *out, onyx_error *err) {
+  (void)src, (void)bytes, (void)size, (void)depth, (void)out;
+  return onyx__fail(err, ONYX_EXTERNAL_DATA,
+                    "the tensor uses external data, and files are left out of this build");
+}
+#else
 /* The external_data entries, into *x. */
 static onyx_status scan_external(const onyx__tensor_src *src, const uint8_t *bytes, size_t size,
                                  int depth, ext_info *x, onyx_error *err) {
@@ -646,6 +661,7 @@ static onyx_status decode_external(const onyx__tensor_src *src, const uint8_t *b
   (void)onyx__os_file_close(file);
   return st;
 }
+#endif
 
 onyx_status onyx__tensor_decode_at(const onyx__tensor_src *src, const uint8_t *bytes, size_t size,
                                    int depth, onyx__tensor *out, onyx_error *err) {
@@ -695,6 +711,7 @@ static onyx_status export_tensor(const onyx__tensor *t, onyx__payloads *p, onyx_
   if (t->nbytes > 0 && (data = onyx__malloc(t->nbytes)) == NULL) goto oom;
   if (name != NULL && (copy = onyx__malloc(strlen(t->name) + 1)) == NULL) goto oom;
   if (t->nbytes > 0 && t->data != NULL) memcpy(data, t->data, t->nbytes);
+#ifndef ONYX_OMIT_FILES /* else no payload is deferred */
   if (t->nbytes > 0 && t->data == NULL) {
     onyx_status st =
         onyx__pread_full(p->file, data, t->nbytes, p->items[0].offset, "the tensor's data", err);
@@ -705,6 +722,9 @@ static onyx_status export_tensor(const onyx__tensor *t, onyx__payloads *p, onyx_
     }
     onyx__le_to_host(data, t->nbytes, onyx_dtype_size(t->dtype));
   }
+#else
+  (void)p;
+#endif
   if (copy != NULL) memcpy(copy, t->name, strlen(t->name) + 1);
   out->dtype = t->dtype;
   out->rank = t->rank;
@@ -754,6 +774,12 @@ onyx_status onyx_tensor_decode(const void *bytes, size_t size, onyx_tensor *out,
  * is an error rather than a fault. */
 static onyx_status load_tensor_file(const char *path, onyx_tensor *out, char **name,
                                     onyx_error *err) {
+#ifdef ONYX_OMIT_FILES
+  (void)path, (void)out, (void)name;
+  return onyx__fail(
+      err, ONYX_IO,
+      "files are left out of this build; decode the tensor with onyx_tensor_decode()");
+#else
   const uint8_t *bytes = NULL;
   size_t size = 0;
   onyx__os_file file;
@@ -769,6 +795,7 @@ static onyx_status load_tensor_file(const char *path, onyx_tensor *out, char **n
   onyx__unmap_file(bytes, size);
   onyx__payloads_free(p);
   return st;
+#endif
 }
 
 onyx_status onyx_tensor_load_file(const char *path, onyx_tensor *out, char **name,
@@ -863,6 +890,7 @@ onyx_status onyx_tensor_encode(const onyx_tensor *tensor, const char *name, void
   return ONYX_OK;
 }
 
+#ifndef ONYX_OMIT_FILES
 /* Writes all n bytes of p to file; ONYX_IO naming path otherwise. */
 static onyx_status write_full(onyx__os_file file, const void *p, size_t n, const char *path,
                               onyx_error *err) {
@@ -892,6 +920,7 @@ static onyx_status write_le(onyx__os_file file, const void *p, size_t n, size_t 
   }
   return ONYX_OK;
 }
+#endif
 
 onyx_status onyx_tensor_save_file(const char *path, const onyx_tensor *tensor, const char *name,
                                   onyx_error *err) {
@@ -899,6 +928,10 @@ onyx_status onyx_tensor_save_file(const char *path, const onyx_tensor *tensor, c
     return onyx__fail(err, ONYX_INVALID_ARGUMENT, "onyx_tensor_save_file: %s is NULL",
                       path == NULL ? "path" : "tensor");
   }
+#ifdef ONYX_OMIT_FILES
+  (void)name;
+  return onyx__fail(err, ONYX_IO, "%s: files are left out of this build", path);
+#else
   /* The header is encoded, the payload written from the tensor's memory:
    * saving a tensor costs no copy of it. */
   onyx__pbw w = {0};
@@ -922,4 +955,5 @@ onyx_status onyx_tensor_save_file(const char *path, const onyx_tensor *tensor, c
                     e);
   }
   return st;
+#endif
 }

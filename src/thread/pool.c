@@ -1,4 +1,7 @@
 /* SPDX-License-Identifier: MIT */
+#if defined(ONYX_NO_THREADS)
+#define ONYX__POOL_OUT_OF_LINE /* pool.h's inline forms, as functions */
+#endif
 #include "thread/pool.h"
 
 #include <stdatomic.h>
@@ -9,8 +12,23 @@
 #include "os/compiler.h"
 #include "os/os.h"
 
-/* A build without threads has the inline forms of pool.h instead. */
-#if !defined(ONYX_NO_THREADS)
+#if defined(ONYX_NO_THREADS)
+/* A build without threads: pool.h's inline forms, for code that does not
+ * see them. */
+onyx_status onyx__pool_create(unsigned n_threads, onyx__pool **out, onyx_error *err) {
+  *out = NULL;
+  return onyx__fail(err, ONYX_LIMIT, "could not start thread 2 of %u: this build has no threads",
+                    n_threads);
+}
+void onyx__pool_free(onyx__pool *pool) { (void)pool; }
+unsigned onyx__pool_size(const onyx__pool *pool) { return (void)pool, 1u; }
+void onyx__pool_run(onyx__pool *pool, size_t n_tasks, onyx__task_fn fn, void *ctx) {
+  (void)pool;
+  for (size_t i = 0; fn != NULL && i < n_tasks; i++) fn(ctx, i, 0);
+}
+unsigned onyx__cpu_count(void) { return onyx__os_cpu_count(); }
+unsigned onyx__pool_max_workers(void) { return 1u; }
+#else
 
 /*
  * Locking and waking: a job is published by storing its fields, then

@@ -25,14 +25,16 @@
 typedef struct onyx__pool onyx__pool;
 typedef void (*onyx__task_fn)(void *ctx, size_t task, unsigned worker);
 
-#if defined(ONYX_NO_THREADS)
+#if defined(ONYX_NO_THREADS) && !defined(ONYX__POOL_OUT_OF_LINE)
 /*
  * A build without threads (ONYX__OS_HAS_THREADS 0) has no pool: these
  * inline forms let the compiler drop the pool's code from every image,
  * also without link-time optimisation (pool.c cost a Cortex-M3 image
  * 1,453 bytes). Sessions clamp their thread count to
  * onyx__pool_max_workers(), so onyx__pool_create is never reached there;
- * it fails as starting a thread does.
+ * it fails as starting a thread does. pool.c defines the same out of line
+ * (ONYX__POOL_OUT_OF_LINE), for code built without ONYX_NO_THREADS, such
+ * as the unit tests.
  */
 #include "core/error.h"
 #include "os/os.h"

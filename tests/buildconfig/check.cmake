@@ -4,11 +4,12 @@
 # program only, two jobs), then runs it on the conformance case folders.
 #
 #   cmake -DSOURCE_DIR=... -DBINARY_DIR=... [-DCONFIG=file.config] -DKEEP=...
-#         -DCASES=dir|dir -DCOMPILER=cc [-DC_FLAGS=...] -P check.cmake
+#         -DCASES=dir|dir -DCOMPILER=cc [-DC_FLAGS=...] [-DNO_FILES=ON] -P check.cmake
 # CONFIG empty is the full build. KEEP is what check_config expects the
 # build to keep (check_config.c), written independently of CONFIG. With
 # -DONYX=onyx -DMODELS=a.onnx|b.onnx, CONFIG is what `onyx info
 # --build-config` writes for those models (BINARY_DIR/models.config).
+# NO_FILES: the configuration leaves files out (check_config --no-files).
 cmake_minimum_required(VERSION 3.18)
 if(MODELS)
   string(REPLACE "|" ";" models "${MODELS}")
@@ -40,7 +41,12 @@ endif()
 file(SIZE "${BINARY_DIR}/onyx/libonyx.a" bytes)
 message("libonyx.a: ${bytes} bytes")
 string(REPLACE "|" ";" cases "${CASES}")
-execute_process(COMMAND "${BINARY_DIR}/check_config" "${KEEP}" ${cases} RESULT_VARIABLE rc)
+set(flags)
+if(NO_FILES)
+  set(flags --no-files) # the configuration leaves files out
+endif()
+execute_process(COMMAND "${BINARY_DIR}/check_config" ${flags} "${KEEP}" ${cases}
+  RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "check_config ${KEEP}: exit status ${rc}")
 endif()

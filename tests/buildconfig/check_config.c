@@ -2,7 +2,7 @@
 /*
  * A reduced build against the conformance cases (tests/buildconfig/):
  *
- *   check_config KEEP FOLDER...
+ *   check_config [--no-files] KEEP FOLDER...
  *
  * KEEP says, independently of the configuration file the library was built
  * from, what that build must keep: "all", or OPS:TYPES, where OPS is a
@@ -17,6 +17,12 @@
  * ONYX_UNSUPPORTED_OP (an op or version left out) or ONYX_TYPE (a type
  * left out), and a message saying the build left it out. Uses the public
  * API alone. Exits 0 when every case is as expected.
+ *
+ * --no-files: the build leaves files out (!onyx_omit;files). Models and
+ * tensors are then read here and handed over in memory
+ * (onyx_model_load_memory, onyx_tensor_decode); onyx_model_load_file must
+ * refuse every case with ONYX_IO, and a case whose model has external
+ * data must be refused at load with ONYX_EXTERNAL_DATA.
  */
 #include <dirent.h>
 #include <stdarg.h>
@@ -36,6 +42,36 @@ static void put(char *buf, size_t cap, const char *fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(buf, cap, fmt, ap);
   va_end(ap);
+}
+
+static int no_files;
+
+/* The whole file at path, malloc'd (NULL when it cannot be read). */
+static unsigned char *read_file(const char *path, size_t *size) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  unsigned char *buf = NULL;
+  long n = fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
+  if (n >= 0 && fseek(f, 0, SEEK_SET) == 0 && (buf = malloc((size_t)n + 1)) != NULL &&
+      fread(buf, 1, (size_t)n, f) != (size_t)n) {
+    free(buf);
+    buf = NULL;
+  }
+  fclose(f);
+  *size = (size_t)(n < 0 ? 0 : n);
+  return buf;
+}
+
+/* A tensor file, through onyx_tensor_load_file or, without files, from
+ * memory. */
+static onyx_status load_tensor(const char *path, onyx_tensor *t) {
+  if (!no_files) return onyx_tensor_load_file(path, t, NULL, NULL);
+  size_t size;
+  unsigned char *bytes = read_file(path, &size);
+  if (!bytes) return ONYX_IO;
+  onyx_status st = onyx_tensor_decode(bytes, size, t, NULL, NULL);
+  free(bytes);
+  return st;
 }
 
 static struct {
@@ -95,7 +131,7 @@ static size_t load_tensors(const char *set, const char *prefix, onyx_tensor *t) 
     FILE *f = fopen(path, "rb");
     if (!f) break;
     fclose(f);
-    if (onyx_tensor_load_file(path, &t[n], NULL, NULL) != ONYX_OK) break;
+    if (load_tensor(path, &t[n]) != ONYX_OK) break;
   }
   return n;
 }
@@ -182,7 +218,27 @@ static outcome check_case(const char *dir, char *why, size_t cap) {
   put(path, sizeof path, "%s/model.onnx", dir);
   onyx_model *m = NULL;
   onyx_error err = {0};
-  if (onyx_model_load_file(path, &m, &err) != ONYX_OK) {
+  unsigned char *bytes = NULL; /* the model's, without files; outlives it */
+  if (no_files) {
+    onyx_status st = onyx_model_load_file(path, &m, &err);
+    if (st != ONYX_IO || m != NULL) {
+      put(why, cap, "model.onnx: loading the file gave %s, not ONYX_IO", onyx_status_name(st));
+      onyx_model_free(m);
+      return FAILED;
+    }
+    size_t size;
+    bytes = read_file(path, &size);
+    st = bytes ? onyx_model_load_memory(bytes, size, &m, &err) : ONYX_IO;
+    if (st == ONYX_EXTERNAL_DATA) {
+      free(bytes);
+      return REFUSED; /* its data lies in files, which the build left out */
+    }
+    if (st != ONYX_OK) {
+      put(why, cap, "model.onnx: %s (%s)", err.message, onyx_status_name(st));
+      free(bytes);
+      return FAILED;
+    }
+  } else if (onyx_model_load_file(path, &m, &err) != ONYX_OK) {
     put(why, cap, "model.onnx: %s", err.message);
     return FAILED;
   }
@@ -237,6 +293,7 @@ static outcome check_case(const char *dir, char *why, size_t cap) {
   }
   onyx_session_free(s);
   onyx_model_free(m);
+  free(bytes);
   return o;
 }
 
@@ -245,8 +302,13 @@ static int cmp_str(const void *a, const void *b) {
 }
 
 int main(int argc, char **argv) {
+  if (argc > 1 && strcmp(argv[1], "--no-files") == 0) {
+    no_files = 1;
+    argv++;
+    argc--;
+  }
   if (argc < 3 || !parse_keep(argv[1])) {
-    fprintf(stderr, "usage: check_config all|OP[@N],...:TYPE,...|* FOLDER...\n");
+    fprintf(stderr, "usage: check_config [--no-files] all|OP[@N],...:TYPE,...|* FOLDER...\n");
     return 2;
   }
   size_t counts[3] = {0};
