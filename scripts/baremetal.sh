@@ -189,8 +189,9 @@ echo "goals (docs/embedded.md): one Ceil at most 16384 bytes added:" \
   "$(verdict "$added_ceil_float" 16384) ($added_ceil_float with LTO);" \
   "its arena at most 1024 bytes: $(verdict "$arena_ceil_float" 1024) ($arena_ceil_float)"
 # What the one-Ceil arena has come down to (docs/embedded.md): more is a
-# regression, and fails. Lower it when the arena shrinks.
-arena_most=2416
+# regression, and fails. Lower it when the arena shrinks. (2,416 at
+# 135c729; 2,464 since dafff75, one step type for every node.)
+arena_most=2464
 if [ "$arena_ceil_float" -gt "$arena_most" ]; then
   echo "baremetal.sh: the one-Ceil arena grew to $arena_ceil_float bytes (at most $arena_most)" >&2
   exit 1
