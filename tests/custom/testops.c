@@ -261,8 +261,14 @@ static onyx_status infer_sum(onyx_op_context *ctx) {
   onyx_tensor x0, x;
   onyx_op_input(ctx, 0, &x0);
   int ranks_known = 1;
-  for (size_t i = 0; i < onyx_op_input_count(ctx); i++)
+  for (size_t i = 0; i < onyx_op_input_count(ctx); i++) {
+    /* Inputs past min_inputs may be omitted by the API's rule; ONNX's Sum
+     * has none to omit, so an empty name is the model's error. */
+    onyx_op_input(ctx, i, &x);
+    if (x.dtype == ONYX_DTYPE_UNDEFINED)
+      return onyx_op_fail(ctx, ONYX_ARITY, "input %zu is omitted: Sum adds every input", i);
     ranks_known &= onyx_op_input_rank_known(ctx, i);
+  }
   for (size_t i = 1; ranks_known && i < onyx_op_input_count(ctx); i++) {
     onyx_op_input(ctx, i, &x);
     if (x.rank != x0.rank)
