@@ -1307,7 +1307,8 @@ ONYX_API onyx_status onyx_op_set_output(onyx_op_context *ctx, size_t k, onyx_dty
  * @param name The attribute's name.
  * @param out  Receives the attribute; its pointers stay valid until the
  *             model is freed.
- * @return 1 and *out filled when the node has it, else 0.
+ * @return 1 and *out filled when the node has it, else 0 and *out
+ *         cleared (all zero).
  */
 ONYX_API int onyx_op_attribute(const onyx_op_context *ctx, const char *name,
                                onyx_attribute_info *out);

@@ -149,7 +149,12 @@ onyx_status onyx_op_set_output(onyx_op_context *ctx, size_t k, onyx_dtype dtype,
 int onyx_op_attribute(const onyx_op_context *ctx, const char *name, onyx_attribute_info *out) {
   if (ctx == NULL || name == NULL || out == NULL) return 0;
   const onyx__attr *a = onyx__node_attr(ctx->node, name);
-  if (a == NULL) return 0;
+  if (a == NULL) {
+    /* Cleared, so that `found && a.type == T ? a.i : default` reads no
+     * undefined bytes where a compiler evaluates both sides first. */
+    memset(out, 0, sizeof *out);
+    return 0;
+  }
   onyx__attr_view(a, out);
   return 1;
 }
