@@ -11,14 +11,6 @@
 #include "graph/session.h"
 #include "os/os.h"
 
-uint64_t onyx__profile_now(const onyx_profile *p) { return p ? onyx__os_clock_ns() : 0; }
-
-void onyx__profile_begin(onyx_profile *p) {
-  if (p == NULL) return;
-  p->count = 0;
-  p->duration_ns = 0;
-}
-
 void onyx__profile_node(onyx_profile *p, const onyx_session *s, uint32_t node, int registered,
                         onyx_dtype dtype, uint32_t rank, const int64_t *dims, uint32_t pass,
                         uint32_t pass_nodes, uint64_t pass_start, uint64_t pass_end) {
@@ -40,10 +32,6 @@ void onyx__profile_node(onyx_profile *p, const onyx_session *s, uint32_t node, i
   t->pass_nodes = pass_nodes;
   t->start_ns = pass_start;
   t->duration_ns = pass_end - pass_start;
-}
-
-void onyx__profile_end(onyx_profile *p, uint64_t t0, uint64_t t1) {
-  if (p != NULL) p->duration_ns = t1 - t0;
 }
 
 void onyx_run_options_init(onyx_run_options *opts) {

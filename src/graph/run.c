@@ -242,6 +242,7 @@ static onyx_status reserve(onyx__run_ctx *c, size_t b, size_t nbytes, onyx_error
  * grown to its largest value of this run, then handed out, so that no
  * value's pointer is left to a buffer reallocated after it. */
 static onyx_status bind_whole_buffers(const onyx_session *s, onyx__run_ctx *c, onyx_error *err) {
+  if (c->n_buffers == 0) return ONYX_OK; /* every output is a graph output or a tile */
   size_t *need = c->need;
   for (size_t b = 0; b < c->n_buffers; b++) need[b] = 0;
   for (size_t k = 0; k < s->n_steps; k++) {
@@ -345,7 +346,7 @@ static onyx_status prepare_run(const onyx_session *s, onyx__run_ctx *c, const on
 static void profile_group(const onyx_session *s, const onyx__run_ctx *c, onyx_profile *prof,
                           size_t g, uint64_t start, uint64_t end) {
   const onyx__group *grp = &s->groups[g];
-  for (size_t k = grp->first; prof != NULL && k < grp->first + grp->n_steps; k++) {
+  for (size_t k = grp->first; k < grp->first + grp->n_steps; k++) {
     const onyx__step *st = &s->steps[k];
     uint32_t y = onyx__step_y(st);
     onyx__profile_node(prof, s, st->node, st->fns->registered, s->values[y].desc.dtype,
@@ -365,7 +366,7 @@ static onyx_status run_steps(const onyx_session *s, onyx__run_ctx *c, onyx_profi
     if (first->prep.kernel == NULL) { /* a group of one step, computed whole */
       const onyx__step_run r = {s, first, c->slots, c->views};
       ONYX__TRY(first->fns->compute(&r, err));
-      profile_group(s, c, prof, g, pass_start - t0, onyx__profile_now(prof) - t0);
+      if (prof != NULL) profile_group(s, c, prof, g, pass_start - t0, onyx__profile_now(prof) - t0);
       continue;
     }
     for (size_t k = grp->first; k < grp->first + grp->n_steps; k++) {
@@ -383,7 +384,7 @@ static onyx_status run_steps(const onyx_session *s, onyx__run_ctx *c, onyx_profi
                                                 (s->workers > 1 ? 2 : 1) * ONYX__STREAM_MIN_BYTES;
     }
     run_group(s, grp, c);
-    profile_group(s, c, prof, g, pass_start - t0, onyx__profile_now(prof) - t0);
+    if (prof != NULL) profile_group(s, c, prof, g, pass_start - t0, onyx__profile_now(prof) - t0);
   }
   return ONYX_OK;
 }
