@@ -307,8 +307,18 @@ static onyx_status prepare_run(const onyx_session *s, onyx__run_ctx *c, const on
   }
   /* In step order, each step's outputs get this run's shapes. */
   for (size_t k = 0; k < s->n_steps; k++) {
-    const onyx__step_run r = {s, &s->steps[k], slots, c->views};
-    ONYX__TRY(s->steps[k].fns->shapes(&r, err));
+    const onyx__step *st = &s->steps[k];
+    if (st->fns->shapes == NULL) { /* output 0 takes input 0's shape */
+      const slot *x = &slots[st->in[0]];
+      slot *y = &slots[st->out[0]];
+      y->dims = x->dims;
+      y->rank = x->rank;
+      y->count = x->count;
+      y->nbytes = x->nbytes;
+      continue;
+    }
+    const onyx__step_run r = {s, st, slots, c->views};
+    ONYX__TRY(st->fns->shapes(&r, err));
   }
 
   /* 2. Output buffers: the caller's, checked for size first so that a
@@ -372,7 +382,10 @@ static onyx_status run_steps(const onyx_session *s, onyx__run_ctx *c, onyx_profi
     for (size_t k = grp->first; k < grp->first + grp->n_steps; k++) {
       const onyx__step *step = &s->steps[k];
       const onyx__step_run r = {s, step, c->slots, c->views};
-      step->fns->params(&r, &c->params[k]);
+      if (step->fns->params != NULL)
+        step->fns->params(&r, &c->params[k]);
+      else
+        c->params[k] = step->prep.params;
       /* A value written whole that is too large for the caches is
        * streamed, though each kernel call sees only a tile or a thread's
        * share of it. With several threads the bar is twice as high: they

@@ -168,6 +168,7 @@ static onyx_status prepare(onyx__prepare_ctx *ctx, onyx__prepared *prep, onyx_er
    * then (a constant one too) and computes the parameters for that run. */
   for (size_t i = 1; i <= 2; i++)
     if (i < ctx->node->n_inputs && ctx->inputs[i] != NULL) runtime |= 1u << i;
+  prep->fns = &onyx__elementwise_fns;
   prep->runtime_inputs = runtime;
   prep->check = check_runtime;
   prep->bind = bind_runtime;

@@ -51,3 +51,5 @@ static void params(const onyx__step_run *r, onyx__kparams *p) {
 
 const onyx__step_fns onyx__elementwise_fns = {
     .shapes = shapes, .compute = NULL, .params = params, .views = false, .registered = false};
+const onyx__step_fns onyx__elementwise_fixed_fns = {
+    .shapes = NULL, .compute = NULL, .params = NULL, .views = false, .registered = false};

@@ -109,20 +109,26 @@ typedef struct onyx__step_run {
 typedef struct onyx__step_fns {
   /* This run's output shapes (slots of step->out: dims, rank, count,
    * nbytes) from the inputs' shapes, before anything is written: fails
-   * only on what the run's inputs are. */
+   * only on what the run's inputs are. NULL: the step's one output takes
+   * input 0's shape and nothing is checked, which the run does inline
+   * (the one-element run pays no call). */
   onyx_status (*shapes)(const onyx__step_run *r, onyx_error *err);
   /* Computes the outputs whole, their buffers bound. NULL for a step that
    * runs by its per-tile kernel (onyx__prepared.kernel). */
   onyx_status (*compute)(const onyx__step_run *r, onyx_error *err);
-  /* Steps with a per-tile kernel: the kernel parameters of this run. */
+  /* Steps with a per-tile kernel: the kernel parameters of this run.
+   * NULL: the prepared ones (onyx__prepared.params), as they are. */
   void (*params)(const onyx__step_run *r, onyx__kparams *params);
   bool views;      /* compute and shapes read step_run.views */
   bool registered; /* the node is served by a registered operator (profiles) */
 } onyx__step_fns;
 
 /* Element-wise steps y = kernel(x): y has x's shape; the run-time inputs
- * are checked (prepared.check) and bound (prepared.bind). */
+ * are checked (prepared.check) and bound (prepared.bind). The fixed form
+ * is for steps whose parameters are complete when the session is made
+ * (no run-time inputs): nothing to call at run time but the kernel. */
 extern const onyx__step_fns onyx__elementwise_fns;
+extern const onyx__step_fns onyx__elementwise_fixed_fns;
 
 /* How a node runs, filled by prepare. */
 typedef struct onyx__prepared {

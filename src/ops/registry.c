@@ -71,7 +71,7 @@ const onyx__attr *onyx__node_attr(const onyx__node *node, const char *name) {
 onyx_status onyx__prepare_unary(onyx__prepare_ctx *ctx, onyx__prepared *prep, onyx__kop kop,
                                 onyx_error *err) {
   const onyx__value_desc *x = ctx->inputs[0];
-  prep->fns = &onyx__elementwise_fns;
+  prep->fns = &onyx__elementwise_fixed_fns; /* an op with run-time inputs changes it */
   prep->kop = kop;
   prep->kernel = onyx__kernel_get(kop, x->dtype, ctx->isa_cap);
   if (prep->kernel == NULL) {
