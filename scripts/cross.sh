@@ -6,7 +6,9 @@
 #   aarch64, armhf, i686, s390x   the CTest suite's tests that run target
 #                                 programs (cmocka from multiarch
 #                                 libcmocka-dev:<arch>), then the
-#                                 conformance suites through the onyx command
+#                                 conformance suites through the onyx command;
+#                                 aarch64 also builds and runs test_simd with
+#                                 Clang (its FEAT_FP16 kernel table)
 #   riscv64                       the conformance suites through the onyx
 #                                 command (riscv64 is no Debian 12 release
 #                                 architecture: there is no cmocka for it)
@@ -319,7 +321,33 @@ run_target() {
     build_checker "$dir" "$(triple_of "$t")"
   fi
   SELFTEST_DONE="$([ "$tests" = OFF ] || echo 1)" conformance "$dir" "$checker" || bad=1
+  [ "$t" != aarch64 ] || clang_fp16 || bad=1
   return "$bad"
+}
+
+# AArch64 with Clang: the FEAT_FP16 kernels (kernels_neonfp16.c, compiled
+# with their own flags) must build with Clang as with GCC, whose build is
+# checked above. test_simd, built with Clang, checks that their table holds
+# float16 Ceil and Floor and that each equals the scalar kernel.
+clang_fp16() {
+  local dir="build-cross-aarch64-clang" out
+  mkdir -p "$dir"
+  command -v clang >/dev/null || { echo "  clang fp16 SKIP: no clang"; return 0; }
+  if ! { cmake -S . -B "$dir" --toolchain cmake/toolchains/aarch64-linux-gnu.cmake \
+    -DCMAKE_C_COMPILER=clang -DCMAKE_C_COMPILER_TARGET=aarch64-linux-gnu \
+    -DCMAKE_BUILD_TYPE=Release -DONYX_BUILD_TESTS=ON &&
+    cmake --build "$dir" --target test_simd -j"$jobs"; } >"$dir/clang.log" 2>&1; then
+    tail -20 "$dir/clang.log"
+    echo "  clang fp16 FAILED: the Clang build of test_simd"
+    return 1
+  fi
+  if ! out="$(ctest --test-dir "$dir" -R '^onyx\.unit\.test_simd$' -V 2>&1)" ||
+    ! grep -q 'test_neonfp16_table: [1-9][0-9]* entries, each checked' <<<"$out"; then
+    printf '%s\n' "$out" | tail -30
+    echo "  clang fp16 FAILED: the FEAT_FP16 table is empty or wrong under Clang"
+    return 1
+  fi
+  echo "  clang fp16 $(grep -o 'test_neonfp16_table: .*' <<<"$out" | head -1)"
 }
 
 # The CTest tests whose command does not start with the emulator: CTest

@@ -766,7 +766,7 @@ static void test_large(void **state) {
   free(got);
 }
 
-#if HAVE_FP16_TABLE
+#if HAVE_FP16_TABLE || (defined(__aarch64__) && defined(ONYX_HAVE_NEONFP16_KERNELS))
 /*
  * One kernel k of a feature table against the scalar kernel s, as the level
  * tests check a level's: every value of the pool (all 65,536 patterns of a
@@ -883,11 +883,53 @@ static void test_fp16_table(void **state) {
 #endif
 }
 
+/*
+ * The FEAT_FP16 table (kernels_neonfp16.c) of a 64-bit ARM build whose
+ * compiler built it with its own flags, GCC or Clang: it must hold float16
+ * Ceil and Floor, each equal to the scalar kernel. The table's kernels run
+ * only on a CPU with FEAT_FP16 (qemu-aarch64's default CPU has it).
+ */
+static void test_neonfp16_table(void **state) {
+  (void)state;
+#if !defined(__aarch64__) || !defined(ONYX_HAVE_NEONFP16_KERNELS)
+  printf(
+      "[  SKIP    ] test_neonfp16_table: not a 64-bit ARM build whose compiler builds "
+      "FEAT_FP16 code (kernels_neonfp16.c)\n");
+  fflush(stdout);
+  skip();
+#else
+  size_t entries = 0;
+  for (int op = 0; op < ONYX__KOP_COUNT; op++) {
+    for (int di = 0; di < ONYX__DTYPE_COUNT; di++) {
+      onyx__ukernel k = onyx__kernels_neonfp16.k[op][di];
+      if (k == NULL) continue;
+      onyx_dtype dt = onyx__dtype_at(di);
+      onyx__ukernel s = scalar_kernel((onyx__kop)op, dt);
+      if (s == NULL)
+        fail_msg("%s %s has a FEAT_FP16 kernel but no scalar one", op_name(op), dt_name(dt));
+      if (onyx__cpu_has(ONYX__CPU_NEON_FP16))
+        check_table_kernel(k, s, (onyx__kop)op, dt, "neonfp16");
+      entries++;
+    }
+  }
+  const onyx_dtype f16 = ONYX_DTYPE_FLOAT16;
+  const int di = onyx__dtype_index(f16);
+  if (onyx__kernels_neonfp16.k[ONYX__KOP_CEIL][di] == NULL ||
+      onyx__kernels_neonfp16.k[ONYX__KOP_FLOOR][di] == NULL)
+    fail_msg("onyx__kernels_neonfp16 lacks float16 Ceil or Floor (%zu entries)", entries);
+  printf("[          ] test_neonfp16_table: %zu entries%s\n", entries,
+         onyx__cpu_has(ONYX__CPU_NEON_FP16) ? ", each checked against scalar"
+                                            : "; NOT run: this CPU lacks FEAT_FP16");
+  fflush(stdout);
+#endif
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_dispatch_levels), cmocka_unit_test(test_values),
       cmocka_unit_test(test_lengths),         cmocka_unit_test(test_handmade_params),
       cmocka_unit_test(test_large),           cmocka_unit_test(test_fp16_table),
+      cmocka_unit_test(test_neonfp16_table),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
