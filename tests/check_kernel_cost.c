@@ -16,6 +16,8 @@
  *
  *   check_kernel_cost [N]           runs the child on N elements (default 100000)
  *   check_kernel_cost --child N     the child
+ *   check_kernel_cost --labels N    the child, printing each label before its
+ *                                   call (bench/qemu_cost.sh counts under qemu)
  *
  * Without valgrind, or in a sanitizer, unoptimized or cross build, it
  * prints SKIP and exits 77.
@@ -27,7 +29,18 @@
 #include <string.h>
 
 #include <unistd.h>
+#if defined(__has_include)
+#if __has_include(<valgrind/callgrind.h>)
 #include <valgrind/callgrind.h>
+#define ONYX_HAVE_CALLGRIND_H 1
+#endif
+#endif
+#ifndef ONYX_HAVE_CALLGRIND_H
+/* A cross build (no valgrind headers for the target): only the qemu
+ * counts of bench/qemu_cost.sh, which read the markers below. */
+#define CALLGRIND_ZERO_STATS
+#define CALLGRIND_DUMP_STATS_AT(label) ((void)(label))
+#endif
 
 #include "core/dtype.h"
 #include "kernels/kernels.h"
@@ -136,9 +149,16 @@ static void clip_bounds(onyx_dtype t, onyx__kparams *p) {
   onyx__clip_params(t, lo, hi, p);
 }
 
+/* Where each measured call begins and ends, for counting under qemu
+ * (bench/qemu_cost.sh: qemu-user's instruction trace, which names the
+ * function of every instruction it runs). Not inlined, so that they show. */
+__attribute__((noinline)) void onyx_cost_mark_begin(void) { __asm__ volatile(""); }
+__attribute__((noinline)) void onyx_cost_mark_end(void) { __asm__ volatile(""); }
+
 /* The child: every (table, op, type, input), each between a reset of the
- * counters and a dump labelled "TABLE OP TYPE INPUT". */
-static int child(size_t n) {
+ * counters and a dump labelled "TABLE OP TYPE INPUT", and between the
+ * qemu markers; with print set it writes each label on stdout as it goes. */
+static int child(size_t n, bool print) {
   unsigned char *x = malloc(n * 8 + 8), *y = malloc(n * 8 + 8);
   if (x == NULL || y == NULL) return 1;
   for (int w = 0; w < N_WHICH; w++)
@@ -153,8 +173,11 @@ static int child(size_t n) {
           fill(x, n, onyx_dtype_size(TYPES[ti]), in);
           snprintf(label, sizeof label, "%s %s %s %s", WHICH[w], OPS[op],
                    onyx_dtype_name(TYPES[ti]), INPUTS[in]);
+          if (print) printf("%s\n", label);
           CALLGRIND_ZERO_STATS;
+          onyx_cost_mark_begin();
           k(n, x, y, &p);
+          onyx_cost_mark_end();
           CALLGRIND_DUMP_STATS_AT(label);
         }
       }
@@ -261,7 +284,10 @@ static int parent(const char *self, size_t n) {
 #endif
 
 int main(int argc, char **argv) {
-  if (argc == 3 && strcmp(argv[1], "--child") == 0) return child(strtoull(argv[2], NULL, 10));
+  if (argc == 3 && strcmp(argv[1], "--child") == 0)
+    return child(strtoull(argv[2], NULL, 10), false);
+  if (argc == 3 && strcmp(argv[1], "--labels") == 0)
+    return child(strtoull(argv[2], NULL, 10), true);
   const size_t n = argc == 2 ? strtoull(argv[1], NULL, 10) : 100000;
   if (ONYX_SANITIZED) {
     printf("SKIP: valgrind cannot run a sanitizer build\n");
