@@ -703,8 +703,11 @@ ONYX_API size_t onyx_session_value_count(const onyx_session *session);
  * rank is known, with -1 for a dimension known only at run time.
  *
  * Every value appears once, in no promised order. A graph input is as
- * onyx_session_input_info() describes it, symbolic names included; other
- * values have no dim_names. A value a registered operator computes from
+ * onyx_session_input_info() describes it, symbolic names included. A
+ * computed value's dimension has the name of an input's where it is
+ * provably that dimension: through onyx's element-wise operators, and
+ * where a registered operator's infer says so (onyx_op_set_output_dim_from());
+ * else dim_names[d] is NULL. A value a registered operator computes from
  * an input with an unknown dimension has the shape that operator's infer
  * set (see onyx_op_input()); one computed from an input of unknown rank
  * has has_shape 0, as has a value whose shape comes only at run time.
@@ -745,7 +748,8 @@ ONYX_API onyx_status onyx_session_value_info(const onyx_session *session, size_t
  * @param err       Receives the status and message on failure; may be NULL.
  * @return ONYX_OK, or ONYX_INVALID_ARGUMENT, ONYX_INPUT_MISSING (fewer
  *         inputs, or a NULL data pointer for a non-empty tensor),
- *         ONYX_INPUT_TYPE, ONYX_INPUT_SHAPE, ONYX_BUFFER_TOO_SMALL,
+ *         ONYX_INPUT_TYPE, ONYX_INPUT_SHAPE (also when a registered
+ *         operator's infer refuses the run's shapes), ONYX_BUFFER_TOO_SMALL,
  *         ONYX_OUT_OF_MEMORY, ONYX_LIMIT, or ONYX_IO when a large initializer
  *         cannot be read from its file on the first run (see
  *         onyx_model_load_file()).
@@ -1056,8 +1060,12 @@ typedef struct onyx_op_context onyx_op_context;
  * anything of that run is computed. At session creation an unknown
  * dimension reads -1, and an input of unknown rank reads rank 0, which
  * onyx_op_input_rank_known() tells from a scalar (see onyx_op_input()).
+ * onyx_op_set_output_dim_from() says which input dimension an output's
+ * is, so that its symbolic name carries through.
  * @return ONYX_OK, or an error status after onyx_op_fail(): the session
- *         creation or run fails with it, naming the node.
+ *         creation or run fails with it, naming the node. At a run,
+ *         ONYX_SHAPE becomes ONYX_INPUT_SHAPE: the model passed creation,
+ *         so the shapes refused are those of the caller's inputs.
  */
 typedef onyx_status (*onyx_op_infer_fn)(onyx_op_context *ctx);
 
@@ -1299,6 +1307,34 @@ ONYX_API onyx_status onyx_op_output(const onyx_op_context *ctx, size_t k, onyx_t
  */
 ONYX_API onyx_status onyx_op_set_output(onyx_op_context *ctx, size_t k, onyx_dtype dtype,
                                         uint32_t rank, const int64_t *dims);
+
+/**
+ * @brief In infer: says that output k's dimension j is input i's dimension
+ * d, and makes it so: it sets that dimension to the input's (its size at
+ * a run, -1 at session creation where the size is not known yet), and
+ * output k's dimension j then carries the symbolic name input i's
+ * dimension d has (N of a graph input declared [N, 4], say), which
+ * onyx_session_value_info() and onyx_session_output_info() report.
+ *
+ * The name travels only this way: a dimension onyx_op_set_output() sets
+ * has none, even when it is -1 where an input's named dimension is -1, for
+ * onyx cannot know that the two are the same size (NonZero's output is -1
+ * too). An unknown dimension stays unknown: -1, no name. Call it after
+ * onyx_op_set_output(k), which clears output k's names; for an input of
+ * unknown rank at session creation (see onyx_op_input_rank_known()) it does
+ * nothing, since the output's shape then comes only at a run. onyx's own
+ * element-wise operators keep their input's names.
+ * @param ctx The context infer received.
+ * @param k   The output, from 0 to onyx_op_output_count() - 1.
+ * @param j   Its dimension, below the rank onyx_op_set_output() gave it.
+ * @param i   The input, from 0 to onyx_op_input_count() - 1 (not omitted).
+ * @param d   Its dimension, below its rank.
+ * @return ONYX_OK; ONYX_INVALID_ARGUMENT for a bad index or dimension, an
+ *         output not set yet, or a call from compute; ONYX_LIMIT as for
+ *         onyx_op_set_output(). A failure is also recorded in ctx.
+ */
+ONYX_API onyx_status onyx_op_set_output_dim_from(onyx_op_context *ctx, size_t k, uint32_t j,
+                                                 size_t i, uint32_t d);
 
 /**
  * @brief Finds the node's attribute called name, in the representation of

@@ -28,6 +28,7 @@ onyx_status onyx_session_value_info(const onyx_session *session, size_t index, o
   if (d->has_shape) {
     out->rank = d->rank;
     memcpy(out->dims, d->dims, sizeof out->dims);
+    onyx__value_dim_names(session, (int32_t)index, out);
   }
   return ONYX_OK;
 }

@@ -53,7 +53,10 @@ typedef struct onyx__builder {
 } onyx__builder;
 
 /* Values (values.c): the graph inputs, initializers and every node
- * output, by name; a name defined twice is an error. */
+ * output, by name; a name defined twice is an error. Then the inputs'
+ * symbolic dimension names: indexed (onyx_session.dim_name), and the
+ * pairs of input dimensions that share one, which every run checks are
+ * equal. */
 onyx_status onyx__add_values(onyx__builder *b);
 /* Order (order.c): the nodes so that every producer runs before its
  * consumers; an undefined input or a cycle is an error. */
@@ -67,8 +70,5 @@ onyx_status onyx__plan_groups(onyx__builder *b);
 /* Memory (memory.c): tiles and whole buffers by liveness; whole marks the
  * values written whole. */
 onyx_status onyx__plan_memory(onyx__builder *b, const bool *whole);
-/* Symbolic dimensions (values.c): pairs of input dimensions that share a
- * name, which every run checks are equal. */
-onyx_status onyx__link_symbolic_dims(onyx__builder *b);
 
 #endif

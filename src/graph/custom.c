@@ -143,6 +143,40 @@ onyx_status onyx_op_set_output(onyx_op_context *ctx, size_t k, onyx_dtype dtype,
   for (uint32_t i = 0; i < ONYX_MAX_RANK; i++) t->dims[i] = i < rank ? dims[i] : 0;
   t->data = NULL;
   t->size = nbytes;
+  uint16_t *names = ctx->creating ? onyx__dim_name_row(ctx->creating, ctx->cn->out[k]) : NULL;
+  if (names != NULL) memset(names, 0, sizeof(uint16_t) * ONYX_MAX_RANK);
+  return ONYX_OK;
+}
+
+onyx_status onyx_op_set_output_dim_from(onyx_op_context *ctx, size_t k, uint32_t j, size_t i,
+                                        uint32_t d) {
+  if (ctx == NULL) return ONYX_INVALID_ARGUMENT;
+  const onyx__custom_node *cn = ctx->cn;
+  if (ctx->computing || k >= cn->n_out || i >= cn->n_in || cn->in[i] < 0)
+    return onyx_op_fail(ctx, ONYX_INVALID_ARGUMENT, "onyx_op_set_output_dim_from: %s",
+                        ctx->computing   ? "called in compute (only infer sets outputs)"
+                        : k >= cn->n_out ? "no such output"
+                                         : "no such input, or an omitted one");
+  if (cn->out[k] < 0) return ONYX_OK;
+  onyx_tensor *t = &ctx->views[cn->out[k]];
+  if (t->dtype == ONYX_DTYPE_UNDEFINED || j >= t->rank)
+    return onyx_op_fail(ctx, ONYX_INVALID_ARGUMENT,
+                        "onyx_op_set_output_dim_from: output %zu has no dimension %u (set its "
+                        "shape with onyx_op_set_output first)",
+                        k, j);
+  /* An input of unknown rank: the output's shape waits for a run anyway. */
+  if (!onyx_op_input_rank_known(ctx, i)) return ONYX_OK;
+  const onyx_tensor *x = &ctx->views[cn->in[i]];
+  if (d >= x->rank)
+    return onyx_op_fail(ctx, ONYX_INVALID_ARGUMENT,
+                        "onyx_op_set_output_dim_from: input %zu has rank %u, no dimension %u", i,
+                        x->rank, d);
+  t->dims[j] = x->dims[d];
+  size_t nbytes;
+  ONYX__TRY(check_shape(ctx, k, t->dtype, t->rank, t->dims, &nbytes));
+  t->size = nbytes;
+  uint16_t *names = ctx->creating ? onyx__dim_name_row(ctx->creating, cn->out[k]) : NULL;
+  if (names != NULL) names[j] = onyx__dim_name_row(ctx->creating, cn->in[i])[d];
   return ONYX_OK;
 }
 
@@ -177,17 +211,18 @@ void onyx_op_parallel_for(onyx_op_context *ctx, size_t n, void (*fn)(void *arg, 
   onyx__pool_run(ctx->computing ? ctx->pool : NULL, n, parallel_task, &j);
 }
 
-/* The message of a failed infer or compute: the user's, after the node. */
-static onyx_status report(const onyx_op_context *ctx, onyx_status st, const char *fn,
-                          onyx_error *err) {
+/* The message of a failed infer or compute: the user's, after the node.
+ * The call fails with as (st, or what st means there). */
+static onyx_status report(const onyx_op_context *ctx, onyx_status st, onyx_status as,
+                          const char *fn, onyx_error *err) {
   char where[300];
   onyx__node_label(ctx->node, ctx->cn->node, 0, 0, where, sizeof where);
   if (strcmp(onyx_status_name(st), "ONYX_UNKNOWN_STATUS") == 0)
     return onyx__fail(err, ONYX_INVALID_ARGUMENT, "%s: %s returned %d, which is no onyx_status",
                       where, fn, (int)st);
   if (ctx->failed != ONYX_OK && ctx->message[0] != '\0')
-    return onyx__fail(err, st, "%s: %s", where, ctx->message);
-  return onyx__fail(err, st, "%s: %s failed (%s)", where, fn, onyx_status_name(st));
+    return onyx__fail(err, as, "%s: %s", where, ctx->message);
+  return onyx__fail(err, as, "%s: %s failed (%s)", where, fn, onyx_status_name(st));
 }
 
 /* Node arity and input types against the definition, at creation. */
@@ -256,7 +291,12 @@ static onyx_status run_infer(onyx_op_context *ctx, onyx_error *err) {
   for (uint32_t k = 0; k < cn->n_out; k++)
     if (cn->out[k] >= 0) ctx->views[cn->out[k]].dtype = ONYX_DTYPE_UNDEFINED;
   onyx_status st = cn->op->def.infer(ctx);
-  if (st != ONYX_OK) return report(ctx, st, "infer", err);
+  /* At a run the model has passed every check: a shape infer refuses now
+   * is the shape of the caller's inputs, ONYX_INPUT_SHAPE (onyx.h keeps
+   * ONYX_SHAPE for the model's faults, which creation reports). */
+  if (st != ONYX_OK)
+    return report(ctx, st, st == ONYX_SHAPE && ctx->creating == NULL ? ONYX_INPUT_SHAPE : st,
+                  "infer", err);
   for (uint32_t k = 0; k < cn->n_out; k++)
     if (cn->out[k] >= 0 && ctx->views[cn->out[k]].dtype == ONYX_DTYPE_UNDEFINED) {
       char where[300];
@@ -309,6 +349,8 @@ onyx_status onyx__custom_prepare(onyx_session *s, onyx__custom_node *cn, onyx_te
     d->provisional = keep && !known;
     d->rank = keep ? t->rank : 0;
     for (uint32_t i = 0; keep && i < t->rank; i++) d->dims[i] = t->dims[i];
+    uint16_t *names = onyx__dim_name_row(s, cn->out[k]);
+    if (!keep && names != NULL) memset(names, 0, sizeof(uint16_t) * ONYX_MAX_RANK);
   }
   return ONYX_OK;
 }
@@ -349,7 +391,7 @@ onyx_status onyx__custom_compute(const onyx_session *s, const onyx__custom_node 
   const onyx__node *node = &s->model->graph.nodes[cn->node];
   onyx_op_context ctx = {cn, node, views, true, false, NULL, s->pool, ONYX_OK, ""};
   onyx_status st = cn->op->def.compute(&ctx);
-  return st == ONYX_OK ? ONYX_OK : report(&ctx, st, "compute", err);
+  return st == ONYX_OK ? ONYX_OK : report(&ctx, st, st, "compute", err);
 }
 
 /* What a registered operator sees of value v at a run: its type, shape

@@ -51,7 +51,6 @@ onyx_status onyx_session_create(const onyx_model *model, const onyx_session_opti
   onyx__arena_or_heap_free(&s->arena, b.views);
   if (st == ONYX_OK) st = onyx__plan_outputs(&b);
   if (st == ONYX_OK) st = onyx__plan_groups(&b);
-  if (st == ONYX_OK) st = onyx__link_symbolic_dims(&b);
   if (st == ONYX_OK) {
     unsigned threads = s->opts.threads ? s->opts.threads : onyx__cpu_count();
     if (s->arena.fixed != NULL) threads = 1; /* a pool would take heap memory */

@@ -160,9 +160,31 @@ struct onyx_session {
    * must equal dim_link[2k + 1]. */
   size_t n_dim_links;
   uint32_t *dim_link;
+  /* The symbolic names of values' dimensions, kept beside the values so
+   * that a model without any (every microcontroller model) pays nothing:
+   * NULL when no input names a dimension. Else dim_name[v * ONYX_MAX_RANK
+   * + d] is 0 when dimension d of value v has no name, or 1 + the index in
+   * dim_names of its name. The names are the inputs' (input_info), each
+   * once; a computed value's dimension has one only where it provably is
+   * a dimension of that name (onyx__dim_names_like, onyx_op_set_output_dim_from). */
+  uint16_t *dim_name;
+  const char **dim_names;
+  size_t n_dim_names;
   size_t n_outputs;
   uint32_t *output_values;
   onyx_value_info *output_info;
 };
+
+/* The name indices of value v's dimensions (see onyx_session.dim_name),
+ * or NULL when the session has no named dimension. */
+static inline uint16_t *onyx__dim_name_row(const onyx_session *s, int32_t v) {
+  return s->dim_name != NULL ? s->dim_name + (size_t)v * ONYX_MAX_RANK : NULL;
+}
+
+/* Value y's dimensions take value x's names (y has x's shape). */
+void onyx__dim_names_like(onyx_session *s, int32_t y, int32_t x);
+/* The names of value v's dimensions 0 .. info->rank - 1 into
+ * info->dim_names (values.c). */
+void onyx__value_dim_names(const onyx_session *s, int32_t v, onyx_value_info *info);
 
 #endif

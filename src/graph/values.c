@@ -136,54 +136,84 @@ static onyx_status add_node_outputs(onyx__builder *b) {
   return ONYX_OK;
 }
 
-/* Every name becomes a value: initializers and graph inputs, then node
- * outputs. */
-onyx_status onyx__add_values(onyx__builder *b) {
-  ONYX__TRY(add_inputs_and_initializers(b));
-  return add_node_outputs(b);
-}
-
-/* Whether dimension k (input k / ONYX_MAX_RANK) has a symbolic name. */
-static bool dim_named(const onyx_session *s, size_t k) {
-  const onyx_value_info *in = &s->input_info[k / ONYX_MAX_RANK];
-  size_t d = k % ONYX_MAX_RANK;
+/* Whether dimension d of session input i has a symbolic name. */
+static bool dim_named(const onyx_session *s, size_t i, size_t d) {
+  const onyx_value_info *in = &s->input_info[i];
   return d < in->rank && in->dim_names[d] != NULL && in->dim_names[d][0] != '\0';
 }
 
 /*
- * Inputs that share a symbolic dimension name must agree on its size: each
- * named dimension is linked to the first one of its name, found through a
- * table of the names, so that the cost is linear in the number of
+ * The names of the inputs' dimensions, each once, with each input value's
+ * row of name indices (onyx_session.dim_name); and, since inputs that
+ * share a symbolic name must agree on its size, each named dimension's
+ * link to the first one of its name, which every run checks. One table of
+ * the names finds them, so that the cost is linear in the number of
  * dimensions (comparing each with every earlier one took 26 s for 8,000
- * inputs of 16 dimensions). The tables are sized by the named dimensions,
- * so a model without any, as every model whose arena size
- * onyx_session_arena_size() measures, takes none (they were 648 of the
- * one-Ceil model's 3,064 arena bytes on Cortex-M3).
+ * inputs of 16 dimensions). Nothing is allocated for a model without any,
+ * as every model whose arena size onyx_session_arena_size() measures (the
+ * link tables were 648 of the one-Ceil model's 3,064 arena bytes on
+ * Cortex-M3). Past 65,535 distinct names a dimension is still linked but
+ * shows no name.
  */
-onyx_status onyx__link_symbolic_dims(onyx__builder *b) {
+static onyx_status link_dims(onyx__builder *b) {
   onyx_session *s = b->s;
-  size_t n = s->n_inputs * ONYX_MAX_RANK, named = 0;
-  for (size_t k = 0; k < n; k++) named += dim_named(s, k);
+  size_t named = 0;
+  for (size_t i = 0; i < s->n_inputs; i++)
+    for (size_t d = 0; d < s->input_info[i].rank; d++) named += dim_named(s, i, d);
   if (named == 0) return ONYX_OK;
-  onyx__name_table first;
+  size_t row_bytes = sizeof(uint16_t) * ONYX_MAX_RANK;
+  s->dim_name = onyx__arena_alloc(&s->arena, row_bytes * (s->n_values + 1));
+  s->dim_names = onyx__arena_alloc(&s->arena, sizeof(const char *) * named);
   s->dim_link = onyx__arena_alloc(&s->arena, sizeof(uint32_t) * 2 * named);
-  if (s->dim_link == NULL) return onyx__fail(b->err, ONYX_OUT_OF_MEMORY, "out of memory");
+  if (s->dim_name == NULL || s->dim_names == NULL || s->dim_link == NULL)
+    return onyx__fail(b->err, ONYX_OUT_OF_MEMORY, "out of memory");
+  memset(s->dim_name, 0, row_bytes * (s->n_values + 1));
+  onyx__name_table first; /* name -> its first dimension, input * ONYX_MAX_RANK + dim */
   ONYX__TRY(onyx__names_init(&first, &s->arena, named, b->err));
-  for (size_t k = 0; k < n; k++) {
-    if (!dim_named(s, k)) continue;
-    const onyx_value_info *in = &s->input_info[k / ONYX_MAX_RANK];
-    size_t d = k % ONYX_MAX_RANK;
-    onyx__name_slot *slot = onyx__names_slot(&first, in->dim_names[d]);
-    if (slot->key == NULL) {
-      slot->key = in->dim_names[d];
-      slot->index = (int32_t)k;
-      continue;
+  for (size_t i = 0; i < s->n_inputs; i++) {
+    uint16_t *row = onyx__dim_name_row(s, (int32_t)s->input_values[i]);
+    for (size_t d = 0; d < s->input_info[i].rank; d++) {
+      if (!dim_named(s, i, d)) continue;
+      const char *name = s->input_info[i].dim_names[d];
+      onyx__name_slot *slot = onyx__names_slot(&first, name);
+      uint32_t k = (uint32_t)(i * ONYX_MAX_RANK + d);
+      if (slot->key == NULL) {
+        slot->key = name;
+        slot->index = (int32_t)k;
+        if (s->n_dim_names < UINT16_MAX) {
+          s->dim_names[s->n_dim_names++] = name;
+          row[d] = (uint16_t)s->n_dim_names;
+        }
+        continue;
+      }
+      uint32_t f = (uint32_t)slot->index;
+      row[d] =
+          onyx__dim_name_row(s, (int32_t)s->input_values[f / ONYX_MAX_RANK])[f % ONYX_MAX_RANK];
+      s->dim_link[2 * s->n_dim_links] = k;
+      s->dim_link[2 * s->n_dim_links + 1] = f;
+      s->n_dim_links++;
     }
-    s->dim_link[2 * s->n_dim_links] = (uint32_t)k;
-    s->dim_link[2 * s->n_dim_links + 1] = (uint32_t)slot->index;
-    s->n_dim_links++;
   }
   return ONYX_OK;
+}
+
+/* Every name becomes a value: initializers and graph inputs, then node
+ * outputs; then the inputs' dimension names are indexed and linked. */
+onyx_status onyx__add_values(onyx__builder *b) {
+  ONYX__TRY(add_inputs_and_initializers(b));
+  ONYX__TRY(add_node_outputs(b));
+  return link_dims(b);
+}
+
+void onyx__dim_names_like(onyx_session *s, int32_t y, int32_t x) {
+  if (s->dim_name == NULL) return;
+  memcpy(onyx__dim_name_row(s, y), onyx__dim_name_row(s, x), sizeof(uint16_t) * ONYX_MAX_RANK);
+}
+
+void onyx__value_dim_names(const onyx_session *s, int32_t v, onyx_value_info *info) {
+  const uint16_t *row = onyx__dim_name_row(s, v);
+  for (uint32_t d = 0; row != NULL && d < info->rank && d < ONYX_MAX_RANK; d++)
+    info->dim_names[d] = row[d] != 0 ? s->dim_names[row[d] - 1] : NULL;
 }
 
 onyx_status onyx__plan_outputs(onyx__builder *b) {
@@ -235,6 +265,7 @@ onyx_status onyx__plan_outputs(onyx__builder *b) {
       if (info->has_shape) {
         info->rank = d->rank;
         memcpy(info->dims, d->dims, sizeof d->dims);
+        onyx__value_dim_names(s, v, info);
       }
     }
   }

@@ -171,6 +171,15 @@ static onyx_op_registry *registry_with(const onyx_custom_op *defs, size_t n) {
   return reg;
 }
 
+/* A session of m with reg's operators, else the failure. */
+static onyx_status create(const onyx_model *m, const onyx_op_registry *reg, onyx_session **s,
+                          onyx_error *err) {
+  onyx_session_options opts;
+  onyx_session_options_init(&opts);
+  opts.ops = reg;
+  return onyx_session_create(m, &opts, s, err);
+}
+
 /* Runs model with reg on x (count floats) into y; returns the status. */
 static onyx_status run(onyx_model *m, const onyx_op_registry *reg, unsigned threads, const float *x,
                        size_t count, float *y, onyx_error *err) {
@@ -843,12 +852,9 @@ static void test_profile_names_registered_op(void **state) {
   onyx_custom_op d = relu_def("com.example", "Ceil", NULL);
   d.compute = compute_42;
   onyx_op_registry *reg = registry_with(&d, 1);
-  onyx_session_options opts;
-  onyx_session_options_init(&opts);
-  opts.ops = reg;
   onyx_session *s = NULL;
   onyx_error err;
-  if (onyx_session_create(m, &opts, &s, &err) != ONYX_OK) fail_msg("%s", err.message);
+  if (create(m, reg, &s, &err) != ONYX_OK) fail_msg("%s", err.message);
   float x[4] = {-1.5f, 0.25f, 2, 3.5f}, y[4];
   onyx_tensor in = {ONYX_DTYPE_FLOAT, 1, {4}, x, sizeof x};
   onyx_tensor out = {.data = y, .size = sizeof y};
@@ -968,6 +974,138 @@ static void test_shapes_through_registered_ops(void **state) {
   assert_int_equal(seen.calls, 4);
 }
 
+/* ---- Symbolic dimension names ---- */
+
+/* How infer_keep says whose dimension output 0's is (in user_data). */
+enum keep_how { KEEP_DIM, KEEP_BEFORE_SET, KEEP_BAD_DIM, KEEP_REFUSE_ODD };
+
+/* Output 0 is input 0's shape; onyx_op_set_output_dim_from says so. */
+static onyx_status infer_keep(onyx_op_context *ctx) {
+  onyx_tensor x;
+  onyx_op_input(ctx, 0, &x);
+  enum keep_how how = (enum keep_how)(intptr_t)onyx_op_user_data(ctx);
+  if (how == KEEP_BEFORE_SET) return onyx_op_set_output_dim_from(ctx, 0, 0, 0, 0);
+  if (how == KEEP_REFUSE_ODD && x.rank == 1 && x.dims[0] >= 0 && x.dims[0] % 2 != 0)
+    return onyx_op_fail(ctx, ONYX_SHAPE, "takes an even count, not %lld", (long long)x.dims[0]);
+  onyx_status st = onyx_op_set_output(ctx, 0, x.dtype, x.rank, x.dims);
+  for (uint32_t d = 0; st == ONYX_OK && d < x.rank; d++)
+    st = onyx_op_set_output_dim_from(ctx, 0, d, 0, how == KEEP_BAD_DIM ? x.rank : d);
+  /* At a run the dimension is the input's size again. */
+  if (st == ONYX_OK && onyx_op_input_rank_known(ctx, 0) && x.rank == 1 && x.dims[0] >= 0) {
+    onyx_tensor y;
+    onyx_op_input(ctx, 0, &y);
+    assert_int_equal(y.dims[0], x.dims[0]);
+  }
+  return st;
+}
+
+/* The dimension names session s knows of value name (rank 1), or NULL for
+ * no shape; *dim gets its size. */
+static const char *value_dim_name(const onyx_session *s, const char *name, int64_t *dim) {
+  onyx_value_info info;
+  for (size_t i = 0; i < onyx_session_value_count(s); i++) {
+    assert_int_equal(onyx_session_value_info(s, i, &info, NULL), ONYX_OK);
+    if (strcmp(info.name, name) != 0) continue;
+    assert_true(info.has_shape);
+    assert_int_equal(info.rank, 1);
+    *dim = info.dims[0];
+    return info.dim_names[0];
+  }
+  fail_msg("no value '%s'", name);
+  return NULL;
+}
+
+/* x[n] -> com.example:K (says its output's dimension is x's) -> v0 ->
+ * Ceil -> v1 -> com.example:R (says nothing) -> y: n follows K and Ceil,
+ * then R's output dimension is unknown (-1) without a name, as the API
+ * promises: onyx cannot know that it is n. Runs give the right sizes. */
+static void test_dim_names(void **state) {
+  (void)state;
+  const char *ops[] = {"K", "Ceil", "R"}, *dom[] = {"com.example", "", "com.example"};
+  onyx_model *m = chain(ops, dom, 3, -1);
+  onyx_custom_op d[2] = {relu_def("com.example", "R", NULL),
+                         relu_def("com.example", "K", (void *)(intptr_t)KEEP_DIM)};
+  d[1].infer = infer_keep;
+  d[1].compute = compute_copy;
+  onyx_op_registry *reg = registry_with(d, 2);
+  onyx_session *s = NULL;
+  onyx_error err;
+  if (create(m, reg, &s, &err) != ONYX_OK) fail_msg("%s", err.message);
+  int64_t dim = 0;
+  assert_string_equal(value_dim_name(s, "x", &dim), "n");
+  assert_string_equal(value_dim_name(s, "v0", &dim), "n");
+  assert_int_equal(dim, -1);
+  assert_string_equal(value_dim_name(s, "v1", &dim), "n");
+  assert_null(value_dim_name(s, "y", &dim));
+  assert_int_equal(dim, -1);
+  float x[3] = {-1.5f, 0.5f, 2.5f}, y[3];
+  onyx_tensor in = {ONYX_DTYPE_FLOAT, 1, {3}, x, sizeof x}, out = {.data = y, .size = sizeof y};
+  if (onyx_session_run(s, &in, 1, &out, 1, &err) != ONYX_OK) fail_msg("%s", err.message);
+  assert_int_equal(out.rank, 1);
+  assert_int_equal(out.dims[0], 3);
+  assert_true(y[0] == 0 && y[1] == 1 && y[2] == 3);
+  onyx_session_free(s);
+  /* Misuse fails the creation, naming the node and the fault. */
+  const enum keep_how bad[] = {KEEP_BEFORE_SET, KEEP_BAD_DIM};
+  const char *says[] = {"set its shape with onyx_op_set_output first", "no dimension 1"};
+  for (size_t b = 0; b < 2; b++) {
+    onyx_op_registry_free(reg);
+    d[1].user_data = (void *)(intptr_t)bad[b];
+    reg = registry_with(d, 2);
+    assert_int_equal(create(m, reg, &s, &err), ONYX_INVALID_ARGUMENT);
+    if (strstr(err.message, says[b]) == NULL || strstr(err.message, "com.example:K") == NULL)
+      fail_msg("'%s' does not name the node and say '%s'", err.message, says[b]);
+  }
+  onyx_op_registry_free(reg);
+  release(m);
+}
+
+/* x of no declared shape: K's infer reads rank 0 at creation, and its
+ * onyx_op_set_output_dim_from calls do nothing (there are none to make for
+ * rank 0); y has no shape until a run. Its rank is known at a run. */
+static void test_dim_names_unknown_rank(void **state) {
+  (void)state;
+  onyx__pbw g = {0};
+  const char *in[] = {"x"}, *out[] = {"y"};
+  node(&g, "com.example", "K", "k", in, 1, out, 1, NULL);
+  mb_value(&g, 11, "x", ONYX_DTYPE_FLOAT, -1, NULL);
+  mb_value(&g, 12, "y", ONYX_DTYPE_FLOAT, -1, NULL);
+  onyx_model *m = load(&g);
+  onyx_custom_op d = relu_def("com.example", "K", (void *)(intptr_t)KEEP_DIM);
+  d.infer = infer_keep;
+  d.compute = compute_copy;
+  onyx_op_registry *reg = registry_with(&d, 1);
+  float x[2] = {-1, 2}, y[2];
+  onyx_error err;
+  if (run(m, reg, 1, x, 2, y, &err) != ONYX_OK) fail_msg("%s", err.message);
+  assert_true(y[0] == -1 && y[1] == 2);
+  onyx_op_registry_free(reg);
+  release(m);
+}
+
+/* A registered op's infer that refuses a run's input shapes fails the run
+ * with ONYX_INPUT_SHAPE, the caller's fault, naming the node: it was
+ * ONYX_SHAPE, which onyx.h keeps for a model's faults at creation. */
+static void test_run_infer_refuses_input_shape(void **state) {
+  (void)state;
+  const char *ops[] = {"K"}, *dom[] = {"com.example"};
+  onyx_model *m = chain(ops, dom, 1, -1);
+  onyx_custom_op d = relu_def("com.example", "K", (void *)(intptr_t)KEEP_REFUSE_ODD);
+  d.infer = infer_keep;
+  d.compute = compute_copy;
+  onyx_op_registry *reg = registry_with(&d, 1);
+  float x[3] = {-1, 2, 3}, y[3];
+  onyx_error err;
+  if (run(m, reg, 1, x, 2, y, &err) != ONYX_OK) fail_msg("%s", err.message);
+  assert_int_equal(run(m, reg, 1, x, 3, y, &err), ONYX_INPUT_SHAPE);
+  assert_int_equal(err.status, ONYX_INPUT_SHAPE);
+  if (strstr(err.message, "node 0 ('K', com.example:K)") == NULL ||
+      strstr(err.message, "takes an even count, not 3") == NULL)
+    fail_msg("'%s' does not name the node and say why", err.message);
+  onyx_op_registry_free(reg);
+  release(m);
+}
+
 /* ---- Allocation failures ---- */
 
 /* Every allocation of registration, session creation and a run with a
@@ -1031,6 +1169,9 @@ int main(void) {
       cmocka_unit_test(test_many_outputs),
       cmocka_unit_test(test_runtime_infer_sees_no_data),
       cmocka_unit_test(test_shapes_through_registered_ops),
+      cmocka_unit_test(test_dim_names),
+      cmocka_unit_test(test_dim_names_unknown_rank),
+      cmocka_unit_test(test_run_infer_refuses_input_shape),
       cmocka_unit_test(test_profile_names_registered_op),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

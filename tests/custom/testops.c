@@ -18,13 +18,28 @@
 #include "core/half.h"
 #include "onyx.h"
 
+#define ONYX__TRY_OP(expr)          \
+  do {                              \
+    onyx_status st_ = (expr);       \
+    if (st_ != ONYX_OK) return st_; \
+  } while (0)
+
 /* ---- Shapes ---- */
+
+/* Output k has input 0's shape: its dimensions are input 0's, so that
+ * their symbolic names carry through (onyx_op_set_output_dim_from). */
+static onyx_status set_output_like(onyx_op_context *ctx, size_t k, onyx_dtype dtype,
+                                   const onyx_tensor *x) {
+  ONYX__TRY_OP(onyx_op_set_output(ctx, k, dtype, x->rank, x->dims));
+  for (uint32_t d = 0; d < x->rank; d++) ONYX__TRY_OP(onyx_op_set_output_dim_from(ctx, k, d, 0, d));
+  return ONYX_OK;
+}
 
 /* Output 0 takes input 0's type and shape (Abs, Neg, Relu, Identity). */
 static onyx_status infer_like_input(onyx_op_context *ctx) {
   onyx_tensor x;
   onyx_op_input(ctx, 0, &x);
-  return onyx_op_set_output(ctx, 0, x.dtype, x.rank, x.dims);
+  return set_output_like(ctx, 0, x.dtype, &x);
 }
 
 /* numpy broadcasting; a -1 (unknown at session creation) stays unknown
@@ -35,9 +50,13 @@ static onyx_status infer_broadcast(onyx_op_context *ctx) {
   onyx_op_input(ctx, 1, &b);
   uint32_t rank = a.rank > b.rank ? a.rank : b.rank;
   int64_t dims[ONYX_MAX_RANK];
+  int from[ONYX_MAX_RANK]; /* the input whose dimension the output's is, or -1 */
   for (uint32_t i = 0; i < rank; i++) {
     int64_t da = i < rank - a.rank ? 1 : a.dims[i - (rank - a.rank)];
     int64_t db = i < rank - b.rank ? 1 : b.dims[i - (rank - b.rank)];
+    /* Two unknown sizes: either may be 1 at a run, so neither is provably
+     * the output's. */
+    from[i] = da == 1 ? 1 : db == 1 ? 0 : da == -1 && db == -1 ? -1 : da == -1 ? 1 : 0;
     if (da == 1 || da == db)
       dims[i] = db;
     else if (db == 1)
@@ -48,7 +67,13 @@ static onyx_status infer_broadcast(onyx_op_context *ctx) {
       return onyx_op_fail(ctx, ONYX_SHAPE, "dimension %u: %lld and %lld do not broadcast", i,
                           (long long)da, (long long)db);
   }
-  return onyx_op_set_output(ctx, 0, a.dtype, rank, dims);
+  ONYX__TRY_OP(onyx_op_set_output(ctx, 0, a.dtype, rank, dims));
+  for (uint32_t i = 0; i < rank; i++) {
+    const onyx_tensor *x = from[i] == 0 ? &a : &b;
+    if (from[i] >= 0 && i >= rank - x->rank)
+      ONYX__TRY_OP(onyx_op_set_output_dim_from(ctx, 0, i, (size_t)from[i], i - (rank - x->rank)));
+  }
+  return ONYX_OK;
 }
 
 /* Cast: the type named by attribute 'to', float <-> float16 only. */
@@ -63,7 +88,7 @@ static onyx_status infer_cast(onyx_op_context *ctx) {
         (from == ONYX_DTYPE_FLOAT16 && dst == ONYX_DTYPE_FLOAT) || from == dst))
     return onyx_op_fail(ctx, ONYX_TYPE, "this Cast converts float <-> float16 only, not %s to %d",
                         onyx_dtype_name(from), (int)to.i);
-  return onyx_op_set_output(ctx, 0, dst, x.rank, x.dims);
+  return set_output_like(ctx, 0, dst, &x);
 }
 
 /* ---- Element-wise unary ops ---- */
@@ -285,7 +310,11 @@ static onyx_status infer_sum(onyx_op_context *ctx) {
                             i, d, (long long)x.dims[d], (long long)x0.dims[d]);
     }
   }
-  return onyx_op_set_output(ctx, 0, x0.dtype, x0.rank, x0.dims);
+  ONYX__TRY_OP(onyx_op_set_output(ctx, 0, x0.dtype, x0.rank, x0.dims));
+  /* Every input has one shape: a size no input knows is input 0's. */
+  for (uint32_t d = 0; ranks_known && d < x0.rank; d++)
+    if (x0.dims[d] < 0) ONYX__TRY_OP(onyx_op_set_output_dim_from(ctx, 0, d, 0, d));
+  return ONYX_OK;
 }
 
 /* y = x0, then y += xi for each later input, element by element (in place
@@ -340,8 +369,11 @@ static onyx_status infer_split(onyx_op_context *ctx) {
                         "parts",
                         axis, (long long)n, (long long)parts);
   x.dims[axis] = n < 0 ? -1 : n / parts;
-  for (size_t k = 0; k < (size_t)parts; k++)
+  for (size_t k = 0; k < (size_t)parts; k++) {
     if (onyx_op_set_output(ctx, k, x.dtype, x.rank, x.dims) != ONYX_OK) return ONYX_SHAPE;
+    for (uint32_t d = 0; d < x.rank; d++)
+      if (d != (uint32_t)axis) ONYX__TRY_OP(onyx_op_set_output_dim_from(ctx, k, d, 0, d));
+  }
   return ONYX_OK;
 }
 
