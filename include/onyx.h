@@ -564,7 +564,8 @@ ONYX_API onyx_status onyx_model_node_attribute(const onyx_model *model, size_t n
 typedef struct onyx_session_options {
   uint32_t threads; /**< Worker threads for large tensors; 0 means the default. */
   /** The highest ISA level kernels may use (see ::ONYX_ISA_MAP). 0
-   * (ONYX_ISA_BEST, as in zero-initialised options) is no cap. */
+   * (ONYX_ISA_BEST, as in zero-initialised options) is no cap; a value
+   * that is no level is ONYX_INVALID_ARGUMENT at onyx_session_create(). */
   onyx_isa isa_cap;
   /** Caller memory for the session, or NULL (the default) for the heap.
    * When set, the session and every run allocate only from these
@@ -627,9 +628,11 @@ ONYX_API onyx_status onyx_session_arena_size(const onyx_model *model,
  * @param out   Receives a new session the caller frees with
  *              onyx_session_free().
  * @param err   Receives the status and message on failure; may be NULL.
- * @return ONYX_OK, or an error of loading, or ONYX_UNSUPPORTED_OP,
- *         ONYX_ARITY, ONYX_ATTRIBUTE, ONYX_UNDEFINED_VALUE,
- *         ONYX_DUPLICATE_VALUE, ONYX_CYCLE, ONYX_TYPE, ONYX_SHAPE.
+ * @return ONYX_OK, or an error of loading, or ONYX_INVALID_ARGUMENT (NULL
+ *         model or out, or an isa_cap that is no level of ::ONYX_ISA_MAP
+ *         nor ONYX_ISA_BEST), ONYX_UNSUPPORTED_OP, ONYX_ARITY,
+ *         ONYX_ATTRIBUTE, ONYX_UNDEFINED_VALUE, ONYX_DUPLICATE_VALUE,
+ *         ONYX_CYCLE, ONYX_TYPE, ONYX_SHAPE.
  */
 ONYX_API onyx_status onyx_session_create(const onyx_model *model, const onyx_session_options *opts,
                                          onyx_session **out, onyx_error *err);

@@ -18,12 +18,40 @@ void onyx_session_options_init(onyx_session_options *opts) {
   opts->isa_cap = ONYX_ISA_BEST;
 }
 
+/* Whether isa is ONYX_ISA_BEST or a level of ONYX_ISA_MAP (of any
+ * architecture: another's means scalar, as onyx.h says). */
+static bool isa_level(onyx_isa isa) {
+  switch (isa) {
+    case ONYX_ISA_BEST:
+#define ONYX_X_(name, value, lname, arch, desc) case ONYX_ISA_##name:
+      ONYX_ISA_MAP(ONYX_X_)
+#undef ONYX_X_
+      return true;
+    default:
+      return false;
+  }
+}
+
+/* "best (0), scalar (1), ...", for the message. */
+#define ONYX_STR_(x)                            #x
+#define ONYX_X_(name, value, lname, arch, desc) ", " lname " (" ONYX_STR_(value) ")"
+static const char isa_levels[] = "best (0)" ONYX_ISA_MAP(ONYX_X_);
+#undef ONYX_X_
+#undef ONYX_STR_
+
 onyx_status onyx_session_create(const onyx_model *model, const onyx_session_options *opts,
                                 onyx_session **out, onyx_error *err) {
   if (out != NULL) *out = NULL;
   if (model == NULL || out == NULL)
     return onyx__fail(err, ONYX_INVALID_ARGUMENT,
                       "onyx_session_create: model and out must not be NULL");
+  /* A value past the map (a stale build's, or garbage in options not
+   * filled by onyx_session_options_init) would silently mean scalar. */
+  if (opts != NULL && !isa_level(opts->isa_cap))
+    return onyx__fail(err, ONYX_INVALID_ARGUMENT,
+                      "onyx_session_create: isa_cap %d is no ISA level (onyx_isa); the levels are "
+                      "%s",
+                      (int)opts->isa_cap, isa_levels);
   /* An arena session's run context, made here, keeps the constants'
    * pointers, and its runs take no heap memory: the model's large
    * payloads are read now, into the model's memory, not at a first run. */

@@ -296,6 +296,26 @@ class Errors(unittest.TestCase):
         self.assertOnyxError(onyx.OnyxInvalidArgumentError, "ONYX_INVALID_ARGUMENT", "isa",
                              onyx.InferenceSession, EXAMPLE, isa="fastest")
 
+    def test_isa_cap_not_a_level_in_the_library(self):
+        """Under the binding's check of isa names, the library refuses an
+        isa_cap that is no level itself (it took one as scalar)."""
+        from onyx import _capi
+        lib, err, model = _capi.lib, _capi.Error(), ctypes.c_void_p()
+        self.assertEqual(lib.onyx_model_load_file(EXAMPLE.encode(), ctypes.byref(model),
+                                                  ctypes.byref(err)), 0)
+        try:
+            for bad in (-1, 99, 255):
+                opts, session = _capi.SessionOptionsC(), ctypes.c_void_p()
+                lib.onyx_session_options_init(ctypes.byref(opts))
+                opts.isa_cap = bad
+                st = lib.onyx_session_create(model, ctypes.byref(opts), ctypes.byref(session),
+                                             ctypes.byref(err))
+                self.assertEqual(lib.onyx_status_name(st), b"ONYX_INVALID_ARGUMENT")
+                self.assertIn(b"isa_cap %d is no ISA level" % bad, err.message)
+                self.assertIsNone(session.value)
+        finally:
+            lib.onyx_model_free(model)
+
     def test_run_errors(self):
         sess = onyx.InferenceSession(EXAMPLE)
         self.assertOnyxError(onyx.OnyxInputTypeError, "ONYX_INPUT_TYPE", "double",

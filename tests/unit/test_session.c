@@ -214,6 +214,35 @@ static void test_load_memory_and_isa_cap(void **state) {
   onyx_model_free(m);
 }
 
+/* An isa_cap that is no level is refused with a message that names it and
+ * the levels: it used to be taken as scalar without a word. 255 was
+ * ONYX_ISA_BEST before 0.2; the first value past the map is found by name,
+ * so that the test follows the map. */
+static void test_isa_cap_not_a_level(void **state) {
+  (void)state;
+  onyx_model *m = NULL;
+  onyx_error err = {0};
+  assert_int_equal(onyx_model_load_file(NODE_DIR "test_floor/model.onnx", &m, &err), ONYX_OK);
+  int past = 1;
+  while (strcmp(onyx_isa_name((onyx_isa)past), "unknown") != 0) past++;
+  const int bad[] = {-1, past, 255};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    onyx_session_options opts;
+    onyx_session_options_init(&opts);
+    opts.isa_cap = (onyx_isa)bad[i];
+    onyx_session *s = (onyx_session *)&opts; /* cleared on failure */
+    assert_int_equal(onyx_session_create(m, &opts, &s, &err), ONYX_INVALID_ARGUMENT);
+    assert_null(s);
+    char want[64];
+    snprintf(want, sizeof want, "isa_cap %d is no ISA level", bad[i]);
+    if (strstr(err.message, want) == NULL || strstr(err.message, "scalar (1)") == NULL)
+      fail_msg("'%s' does not say '%s' and name the levels", err.message, want);
+    size_t size = 0;
+    assert_int_equal(onyx_session_arena_size(m, &opts, &size, &err), ONYX_INVALID_ARGUMENT);
+  }
+  onyx_model_free(m);
+}
+
 typedef struct worker {
   onyx_session *s;
   const onyx_tensor *x;
@@ -496,6 +525,7 @@ int main(void) {
       cmocka_unit_test(test_run_errors),
       cmocka_unit_test(test_clip_runtime_bounds),
       cmocka_unit_test(test_load_memory_and_isa_cap),
+      cmocka_unit_test(test_isa_cap_not_a_level),
       cmocka_unit_test(test_concurrent_runs),
       cmocka_unit_test(test_null_arguments),
       cmocka_unit_test(test_status_names),
