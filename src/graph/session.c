@@ -3,7 +3,7 @@
  * Session creation: every check a model needs before it can run, and every
  * kernel choice, in stages that each have a file (graph/build.h). After
  * onyx_session_create succeeds, a run can fail only on what the caller
- * passes to it. Also the session's accessors and onyx_session_free.
+ * passes to it. Also onyx_session_free; info.c describes a session.
  */
 #include <stdatomic.h>
 #include <string.h>
@@ -104,28 +104,4 @@ void onyx_session_free(onyx_session *session) {
   onyx__run_ctx_free(atomic_load(&session->cached_ctx));
   onyx__arena_free(&session->arena);
   if (session->arena.fixed == NULL) onyx__free(session); /* else it is in the caller's arena */
-}
-
-size_t onyx_session_input_count(const onyx_session *session) {
-  return session ? session->n_inputs : 0;
-}
-
-size_t onyx_session_output_count(const onyx_session *session) {
-  return session ? session->n_outputs : 0;
-}
-
-onyx_status onyx_session_input_info(const onyx_session *session, size_t index, onyx_value_info *out,
-                                    onyx_error *err) {
-  if (session == NULL || out == NULL || index >= session->n_inputs)
-    return onyx__fail(err, ONYX_INVALID_ARGUMENT, "onyx_session_input_info: no input %zu", index);
-  *out = session->input_info[index];
-  return ONYX_OK;
-}
-
-onyx_status onyx_session_output_info(const onyx_session *session, size_t index,
-                                     onyx_value_info *out, onyx_error *err) {
-  if (session == NULL || out == NULL || index >= session->n_outputs)
-    return onyx__fail(err, ONYX_INVALID_ARGUMENT, "onyx_session_output_info: no output %zu", index);
-  *out = session->output_info[index];
-  return ONYX_OK;
 }

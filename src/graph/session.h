@@ -184,7 +184,7 @@ static inline uint16_t *onyx__dim_name_row(const onyx_session *s, int32_t v) {
 /* Value y's dimensions take value x's names (y has x's shape). */
 void onyx__dim_names_like(onyx_session *s, int32_t y, int32_t x);
 /* The names of value v's dimensions 0 .. info->rank - 1 into
- * info->dim_names (values.c). */
+ * info->dim_names (info.c). */
 void onyx__value_dim_names(const onyx_session *s, int32_t v, onyx_value_info *info);
 
 #endif

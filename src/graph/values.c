@@ -210,12 +210,6 @@ void onyx__dim_names_like(onyx_session *s, int32_t y, int32_t x) {
   memcpy(onyx__dim_name_row(s, y), onyx__dim_name_row(s, x), sizeof(uint16_t) * ONYX_MAX_RANK);
 }
 
-void onyx__value_dim_names(const onyx_session *s, int32_t v, onyx_value_info *info) {
-  const uint16_t *row = onyx__dim_name_row(s, v);
-  for (uint32_t d = 0; row != NULL && d < info->rank && d < ONYX_MAX_RANK; d++)
-    info->dim_names[d] = row[d] != 0 ? s->dim_names[row[d] - 1] : NULL;
-}
-
 onyx_status onyx__plan_outputs(onyx__builder *b) {
   onyx_session *s = b->s;
   const onyx__graph *g = b->g;
