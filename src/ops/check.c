@@ -194,8 +194,8 @@ onyx_status onyx__builtin_plan(onyx_session *s, onyx__step *st, onyx_error *err)
     return onyx__fail(err, ONYX_INTERNAL, "op %s gives no run-time functions", node->op_type);
   st->fns = st->prep.fns;
   st->in_place = ONYX__IN_PLACE_ANY;
-  /* An element-wise step's output has its input 0's shape, and so the
-   * names of its symbolic dimensions. */
-  if (st->fns == &onyx__elementwise_fns) onyx__dim_names_like(s, st->out[0], st->in[0]);
+  /* A step with a per-tile kernel (element-wise) gives its output its
+   * input 0's shape, and so the names of its symbolic dimensions. */
+  if (st->prep.kernel != NULL) onyx__dim_names_like(s, st->out[0], st->in[0]);
   return ONYX_OK;
 }
