@@ -150,10 +150,14 @@ typedef enum onyx_dtype {
  * means scalar too. WebAssembly has no run-time detection: a build with
  * SIMD128 supports it.
  *
- * Changed from onyx 0.1.0, an ABI change: ONYX_ISA_BEST is 0 (it was 255)
- * and the levels start at 1 (scalar was 0), so zero-initialised
- * ::onyx_session_options run the best kernels; a level of another
- * architecture means scalar (neon on x86-64 meant no cap).
+ * Changed from onyx 0.1.0: ONYX_ISA_BEST is 0 (it was 255) and the levels
+ * start at 1 (scalar was 0), so zero-initialised ::onyx_session_options
+ * run the best kernels; a level of another architecture means scalar (neon
+ * on x86-64 meant no cap). A program built against 0.1.0 keeps working
+ * with this library (the soname stays libonyx.so.0) and gets the same
+ * results: 255 is still taken as no cap, and its other values now name
+ * the level below the one it meant, which every level computes bit for
+ * bit the same; only the speed can differ.
  */
 #define ONYX_ISA_MAP(X)                                                       \
   X(SCALAR, 1, "scalar", ANY, "portable C only")                              \

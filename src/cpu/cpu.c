@@ -125,7 +125,7 @@ static int level_index(onyx_isa isa) {
 }
 
 onyx__cpu_mask onyx__cpu_cap_mask(onyx_isa cap) {
-  if (cap == ONYX_ISA_BEST) return ONYX__CPU_ALL;
+  if (cap == ONYX_ISA_BEST || (int)cap == ONYX__ISA_BEST_0_1) return ONYX__CPU_ALL;
   const int ci = level_index(cap);
   if (ci < 0 || onyx__isa_levels[ci].arch == ONYX__ARCH_ANY) return 0;
   onyx__cpu_mask m = 0;

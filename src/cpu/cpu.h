@@ -50,11 +50,15 @@ onyx__cpu_mask onyx__cpu_features(void);
 /* Whether feature is in onyx__cpu_features(). */
 bool onyx__cpu_has(onyx__cpu_feature feature);
 
+/* ONYX_ISA_BEST's value in onyx 0.1.0, still taken as no cap so that
+ * programs built against it keep working (onyx.h, ::ONYX_ISA_MAP). */
+#define ONYX__ISA_BEST_0_1 255
+
 /*
  * The features a cap allows: those whose level is cap or below it on cap's
  * architecture (::ONYX_ISA_MAP lists each architecture's levels lowest
- * first). Every feature for ONYX_ISA_BEST; none for ONYX_ISA_SCALAR or a
- * value that names no level. Pure.
+ * first). Every feature for ONYX_ISA_BEST and ONYX__ISA_BEST_0_1; none for
+ * ONYX_ISA_SCALAR or a value that names no level. Pure.
  */
 onyx__cpu_mask onyx__cpu_cap_mask(onyx_isa cap);
 

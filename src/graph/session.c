@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "cpu/cpu.h"
 #include "graph/build.h"
 #include "os/os.h"
 
@@ -18,9 +19,11 @@ void onyx_session_options_init(onyx_session_options *opts) {
   opts->isa_cap = ONYX_ISA_BEST;
 }
 
-/* Whether isa is ONYX_ISA_BEST or a level of ONYX_ISA_MAP (of any
- * architecture: another's means scalar, as onyx.h says). */
+/* Whether isa is ONYX_ISA_BEST (or its 0.1.0 value) or a level of
+ * ONYX_ISA_MAP (of any architecture: another's means scalar, as onyx.h
+ * says). */
 static bool isa_level(onyx_isa isa) {
+  if ((int)isa == ONYX__ISA_BEST_0_1) return true;
   switch (isa) {
     case ONYX_ISA_BEST:
 #define ONYX_X_(name, value, lname, arch, desc) case ONYX_ISA_##name:

@@ -304,7 +304,7 @@ class Errors(unittest.TestCase):
         self.assertEqual(lib.onyx_model_load_file(EXAMPLE.encode(), ctypes.byref(model),
                                                   ctypes.byref(err)), 0)
         try:
-            for bad in (-1, 99, 255):
+            for bad in (-1, 99, 254, 256):
                 opts, session = _capi.SessionOptionsC(), ctypes.c_void_p()
                 lib.onyx_session_options_init(ctypes.byref(opts))
                 opts.isa_cap = bad
