@@ -51,7 +51,7 @@ extern "C" {
 /** @brief The major version: incompatible API changes (from 1.0 on). */
 #define ONYX_VERSION_MAJOR 0
 /** @brief The minor version: additions (and, before 1.0, API changes). */
-#define ONYX_VERSION_MINOR 1
+#define ONYX_VERSION_MINOR 2
 /** @brief The patch version: fixes. */
 #define ONYX_VERSION_PATCH 0
 

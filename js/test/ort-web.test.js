@@ -2,7 +2,7 @@
 // A script written for onnxruntime-web (test/ort-web-app/app.js, as its
 // users write it) runs unchanged in Node.js against onyx's backend: the
 // packed package is installed under the name onnxruntime-web, as an npm
-// alias ("onnxruntime-web": "npm:onyx-runtime@0.1.0") installs it.
+// alias ("onnxruntime-web": "npm:onyx-runtime@0.2.0") installs it.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
