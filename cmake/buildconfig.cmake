@@ -44,14 +44,20 @@ function(onyx_config_type out name)
   set(${out} "" PARENT_SCOPE)
 endfunction()
 
+# The body of X-macro NAME(X) of a source header, on one line: from its
+# #define to the first line not continued.
+function(onyx_macro_body out header name)
+  file(READ "${CMAKE_CURRENT_SOURCE_DIR}/${header}" text)
+  string(FIND "${text}" "#define ${name}(X)" at)
+  string(SUBSTRING "${text}" ${at} -1 body)
+  string(REGEX REPLACE "\\\\\n" " " body "${body}")
+  string(REGEX REPLACE "\n.*" "" body "${body}")
+  set(${out} "${body}" PARENT_SCOPE)
+endfunction()
+
 function(onyx_read_build_config file header)
   # The ops onyx has, from the one list (ONYX__OP_MAP in src/ops/op.h).
-  file(READ "${CMAKE_CURRENT_SOURCE_DIR}/src/ops/op.h" op_h)
-  # The macro runs from its #define to the first line not continued.
-  string(FIND "${op_h}" "#define ONYX__OP_MAP(X)" at)
-  string(SUBSTRING "${op_h}" ${at} -1 op_map)
-  string(REGEX REPLACE "\\\\\n" " " op_map "${op_map}")
-  string(REGEX REPLACE "\n.*" "" op_map "${op_map}")
+  onyx_macro_body(op_map src/ops/op.h ONYX__OP_MAP)
   string(REGEX MATCHALL "X\\([A-Za-z0-9_]+," known "${op_map}")
   string(REGEX REPLACE "X\\(([A-Za-z0-9_]+)," "\\1" known "${known}")
 
@@ -194,6 +200,33 @@ function(onyx_read_build_config file header)
   endforeach()
   string(APPEND h "#define ONYX_BUILD_CONFIG_OPSETS(X)${table}\n")
   list(REMOVE_DUPLICATES omit)
+  # The attribute types the kept op versions take, from the one table
+  # (ONYX__OP_ATTR_TYPES in src/config/config.h): at each listed opset, the
+  # version in force is the last one whose since is not above it, as
+  # onyx__op_version_at resolves it. A build with custom operators keeps
+  # every type (config.h's default): a registered op may take any.
+  if("custom_ops" IN_LIST omit)
+    onyx_macro_body(attr_map src/config/config.h ONYX__OP_ATTR_TYPES)
+    string(REGEX MATCHALL "X\\([A-Za-z0-9_]+, [0-9]+, [^)]*\\)" entries "${attr_map}")
+    set(attr_mask "0u")
+    foreach(op IN LISTS ops)
+      foreach(o IN LISTS opsets_${op})
+        set(best -1)
+        set(best_mask "")
+        foreach(e IN LISTS entries)
+          if(e MATCHES "^X\\(${op}, ([0-9]+), ([^)]*)\\)$" AND NOT CMAKE_MATCH_1 GREATER o
+             AND CMAKE_MATCH_1 GREATER best)
+            set(best ${CMAKE_MATCH_1})
+            set(best_mask "${CMAKE_MATCH_2}")
+          endif()
+        endforeach()
+        if(best_mask AND NOT best_mask STREQUAL "0")
+          string(APPEND attr_mask " | ${best_mask}")
+        endif()
+      endforeach()
+    endforeach()
+    string(APPEND h "#define ONYX_ATTR_TYPES (${attr_mask})\n")
+  endif()
   foreach(f IN LISTS omit)
     string(TOUPPER "${f}" F)
     string(APPEND h "#define ONYX_OMIT_${F} 1\n")

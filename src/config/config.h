@@ -14,6 +14,8 @@
  *   ONYX_WITH_KERNEL_<KOP>_ALL      every type of a kernel op
  *   ONYX_OMIT_FILES, ONYX_OMIT_THREADS, ONYX_OMIT_CUSTOM_OPS,
  *   ONYX_OMIT_FUSION, ONYX_OMIT_MESSAGES
+ *   ONYX_ATTR_TYPES                 the attribute types the kept op versions
+ *                                   take (ONYX__OP_ATTR_TYPES below)
  *   ONYX_BUILD_CONFIG_NAME          the file's name, for messages
  *
  * The tables (the op registry, the kernel tables) select from these at one
@@ -74,6 +76,62 @@
 #define ONYX__KEEP_0(...)
 #define ONYX__OP_ENTRY(name, ...) \
   ONYX__CAT(ONYX__KEEP_, ONYX__WITH(ONYX_WITH_OP_##name))(__VA_ARGS__)
+
+/*
+ * The attribute types each version of each op takes: an entry per version
+ * of the op's version table (src/ops/), X(Op, since, mask), the mask a bit
+ * per onyx__attr_type (model/model.h) of ONYX__A_ below. cmake/buildconfig.cmake
+ * reads this table to give a reduced build ONYX_ATTR_TYPES, the types of
+ * the op versions the configuration keeps; the model reader decodes the
+ * values of those types only (the others are validated as unread fields,
+ * and session creation refuses the node, as any build would: none of its
+ * op versions takes such an attribute). tests/buildconfig/check_attr_table.c
+ * checks the table against the op registry, so that it cannot drift.
+ */
+#define ONYX__A_FLOAT         (1u << 1)
+#define ONYX__A_INT           (1u << 2)
+#define ONYX__A_STRING        (1u << 3)
+#define ONYX__A_TENSOR        (1u << 4)
+#define ONYX__A_FLOATS        (1u << 6)
+#define ONYX__A_INTS          (1u << 7)
+#define ONYX__A_STRINGS       (1u << 8)
+#define ONYX__A_SPARSE_TENSOR (1u << 11)
+#define ONYX__A_CONSTANT_VALUE                                                             \
+  (ONYX__A_TENSOR | ONYX__A_SPARSE_TENSOR | ONYX__A_FLOAT | ONYX__A_FLOATS | ONYX__A_INT | \
+   ONYX__A_INTS | ONYX__A_STRING | ONYX__A_STRINGS)
+// clang-format off
+#define ONYX__OP_ATTR_TYPES(X)                            \
+  X(Ceil, 1, ONYX__A_INTS)                                \
+  X(Ceil, 6, 0)                                           \
+  X(Ceil, 13, 0)                                          \
+  X(Clip, 1, ONYX__A_FLOAT | ONYX__A_INTS)                \
+  X(Clip, 6, ONYX__A_FLOAT)                               \
+  X(Clip, 11, 0)                                          \
+  X(Clip, 12, 0)                                          \
+  X(Clip, 13, 0)                                          \
+  X(Constant, 1, ONYX__A_TENSOR)                          \
+  X(Constant, 9, ONYX__A_TENSOR)                          \
+  X(Constant, 11, ONYX__A_TENSOR | ONYX__A_SPARSE_TENSOR) \
+  X(Constant, 12, ONYX__A_CONSTANT_VALUE)                 \
+  X(Constant, 13, ONYX__A_CONSTANT_VALUE)                 \
+  X(Constant, 19, ONYX__A_CONSTANT_VALUE)                 \
+  X(Constant, 21, ONYX__A_CONSTANT_VALUE)                 \
+  X(Constant, 23, ONYX__A_CONSTANT_VALUE)                 \
+  X(Constant, 24, ONYX__A_CONSTANT_VALUE)                 \
+  X(Floor, 1, ONYX__A_INTS)                               \
+  X(Floor, 6, 0)                                          \
+  X(Floor, 13, 0)                                         \
+  X(Sign, 9, 0)                                           \
+  X(Sign, 13, 0)
+// clang-format on
+
+/* Whether the build decodes attribute values of onyx__attr_type t: every
+ * type in a full build, and in a reduced one that keeps custom operators
+ * (a registered op may take any attribute). */
+#ifndef ONYX_ATTR_TYPES
+#define ONYX_ATTR_TYPES 0xffffffffu
+#endif
+#define ONYX__KEEPS_ATTR(t) ((((unsigned)ONYX_ATTR_TYPES) >> (unsigned)(t)) & 1u)
 
 /* True in a reduced build. */
 #ifdef ONYX_BUILD_CONFIG_REDUCED

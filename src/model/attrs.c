@@ -7,6 +7,7 @@
  */
 #include <string.h>
 
+#include "config/config.h"
 #include "core/error.h"
 #include "model/model.h"
 
@@ -59,6 +60,16 @@ onyx_status onyx_model_node_attribute(const onyx_model *model, size_t node, size
                       "onyx_model_node_attribute: index %zu is out of range (node %zu has %zu "
                       "attributes)",
                       index, node, n->n_attrs);
-  onyx__attr_view(&n->attrs[index], out);
+  /* A reduced build decodes the values of the types its op versions take
+   * only (config.h): the view of another would be one without its value. */
+  const onyx__attr *a = &n->attrs[index];
+  unsigned decoded =
+      ONYX__A_FLOAT | ONYX__A_INT | ONYX__A_STRING | ONYX__A_TENSOR | ONYX__A_FLOATS | ONYX__A_INTS;
+  if (a->type < 32 && ((decoded >> a->type) & 1u) && !ONYX__KEEPS_ATTR(a->type))
+    return onyx__fail(err, ONYX_TYPE,
+                      "onyx_model_node_attribute: node %zu, attribute '%s': its type (%d) is left "
+                      "out of this build",
+                      node, a->name, (int)a->type);
+  onyx__attr_view(a, out);
   return ONYX_OK;
 }

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "config/config.h"
 #include "core/alloc.h"
 #include "core/error.h"
 #include "core/opset.h"
@@ -415,8 +416,24 @@ static onyx_status count_values(const onyx__pb *s, const onyx__pb_field *g, uint
   return ONYX_OK;
 }
 
+/* A field onyx does not read: a message is validated by skim(). */
+static onyx_status skim_attr_field(const onyx__pb *s, const onyx__pb_field *g, int depth,
+                                   onyx_error *err) {
+  skim_kind child = skim_child(SK_ATTR, g->number);
+  return child != SK_NONE ? skim(s, g, child, depth + 1, err) : ONYX_OK;
+}
+
+/* Whether the build decodes values of attribute type t (config.h): a
+ * constant, so that the decoding of the others is compiled out. */
+#define KEEPS(t) ONYX__KEEPS_ATTR(ONYX__ATTR_##t)
+_Static_assert(ONYX__A_FLOAT == 1u << ONYX__ATTR_FLOAT && ONYX__A_INTS == 1u << ONYX__ATTR_INTS &&
+                   ONYX__A_SPARSE_TENSOR == 1u << ONYX__ATTR_SPARSE_TENSOR,
+               "config.h's ONYX__A_ bits are onyx__attr_type's");
+
 /* One field of an attribute in pass 1: scalars stored, the tensor kept,
- * list sizes counted, everything else validated. */
+ * list sizes counted, everything else validated. A value of a type the
+ * build leaves out is validated as an unread field; its presence bit still
+ * gives the attribute its type, so that session creation refuses it. */
 static onyx_status scan_attr_field(parser *ps, const onyx__pb *s, const onyx__pb_field *g,
                                    int depth, onyx__attr *a, attr_scan *sc, onyx_error *err) {
   onyx__attr_type vt = attr_type_of_field(g->number);
@@ -430,41 +447,46 @@ static onyx_status scan_attr_field(parser *ps, const onyx__pb *s, const onyx__pb
       sc->has_type = true;
       return ONYX_OK;
     case A_F: {
+      if (!KEEPS(FLOAT)) return skim_attr_field(s, g, depth, err);
       ONYX__TRY(want_wire(g, ONYX__WIRE_FIXED32, "f", err));
       uint32_t bits = (uint32_t)g->u;
       memcpy(&a->f, &bits, sizeof a->f);
       return ONYX_OK;
     }
     case A_I:
+      if (!KEEPS(INT)) return skim_attr_field(s, g, depth, err);
       ONYX__TRY(want_wire(g, ONYX__WIRE_VARINT, "i", err));
       a->i = (int64_t)g->u;
       return ONYX_OK;
     case A_S:
       /* s is declared bytes: a NUL inside is kept, and s_len says how
        * long the value really is. */
+      if (!KEEPS(STRING)) return skim_attr_field(s, g, depth, err);
       ONYX__TRY(want_wire(g, ONYX__WIRE_LEN, "s", err));
       a->s = onyx__arena_strndup(ps->arena, (const char *)g->data, g->len);
       if (a->s == NULL) return onyx__fail(err, ONYX_OUT_OF_MEMORY, "out of memory copying s");
       a->s_len = g->len;
       return ONYX_OK;
     case A_T:
+      if (!KEEPS(TENSOR)) return skim_attr_field(s, g, depth, err);
       ONYX__TRY(want_wire(g, ONYX__WIRE_LEN, "t", err));
       sc->t = *g;
       sc->has_t = true;
       return ONYX_OK;
     case A_FLOATS:
+      if (!KEEPS(FLOATS)) return skim_attr_field(s, g, depth, err);
       return count_values(s, g, ONYX__WIRE_FIXED32, "floats", &a->n_floats, err);
     case A_INTS:
+      if (!KEEPS(INTS)) return skim_attr_field(s, g, depth, err);
       return count_values(s, g, ONYX__WIRE_VARINT, "ints", &a->n_ints, err);
     case A_STRINGS:
+      if (!KEEPS(STRINGS)) return skim_attr_field(s, g, depth, err);
       return want_wire(g, ONYX__WIRE_LEN, "strings", err);
     case A_REF_ATTR_NAME:
       a->has_ref_attr_name = true;
       return want_wire(g, ONYX__WIRE_LEN, "ref_attr_name", err);
-    default: {
-      skim_kind child = skim_child(SK_ATTR, g->number);
-      return child != SK_NONE ? skim(s, g, child, depth + 1, err) : ONYX_OK;
-    }
+    default:
+      return skim_attr_field(s, g, depth, err);
   }
 }
 
@@ -493,6 +515,7 @@ static onyx_status decode_attr_tensor(parser *ps, const onyx__pb_field *t, int d
 /* Pass 2: the values of floats and ints, across every occurrence. */
 static onyx_status decode_attr_lists(parser *ps, const onyx__pb *r, const onyx__pb_field *f,
                                      onyx__attr *a, onyx_error *err) {
+  if (!KEEPS(FLOATS) && !KEEPS(INTS)) return ONYX_OK;
   ALLOC_LIST(ps->arena, a->floats, a->n_floats, err);
   ALLOC_LIST(ps->arena, a->ints, a->n_ints, err);
   if (a->n_floats == 0 && a->n_ints == 0) return ONYX_OK;
@@ -503,14 +526,14 @@ static onyx_status decode_attr_lists(parser *ps, const onyx__pb *r, const onyx__
     ONYX__TRY(onyx__pb_next(&s, &g, err));
     onyx__pb vals = {0};
     size_t n = 0;
-    if (g.number == A_FLOATS) {
+    if (KEEPS(FLOATS) && g.number == A_FLOATS) {
       ONYX__TRY(onyx__pb_values(&s, &g, ONYX__WIRE_FIXED32, "floats", &vals, &n, err));
       for (size_t k = 0; k < n; k++) {
         uint32_t bits = 0;
         ONYX__TRY(onyx__pb_fixed32(&vals, &bits, err));
         memcpy(&a->floats[nf++], &bits, sizeof bits);
       }
-    } else if (g.number == A_INTS) {
+    } else if (KEEPS(INTS) && g.number == A_INTS) {
       ONYX__TRY(onyx__pb_values(&s, &g, ONYX__WIRE_VARINT, "ints", &vals, &n, err));
       for (size_t k = 0; k < n; k++) {
         uint64_t v = 0;
@@ -532,7 +555,7 @@ static onyx_status decode_attr_body(parser *ps, const onyx__pb *r, const onyx__p
     ONYX__TRY(scan_attr_field(ps, &s, &g, depth, a, &sc, err));
   }
   a->type = attr_type(&sc);
-  if (sc.has_t) ONYX__TRY(decode_attr_tensor(ps, &sc.t, depth, a, err));
+  if (KEEPS(TENSOR) && sc.has_t) ONYX__TRY(decode_attr_tensor(ps, &sc.t, depth, a, err));
   return decode_attr_lists(ps, r, f, a, err);
 }
 

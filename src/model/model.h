@@ -239,8 +239,16 @@ onyx_status onyx__model_load_payloads(const onyx_model *model, onyx_error *err);
 /* After a failed load of bytes[0..size) (size 0: an empty file): when err
  * holds ONYX_PARSE, ONYX_IR_VERSION or ONYX_OPSET and the first bytes are
  * not those of a ModelProto (text, .npy, a TensorProto), prefixes the
- * message with "not an ONNX model (what it looks like)". sniff.c. */
+ * message with "not an ONNX model (what it looks like)". sniff.c. A build
+ * without messages (ONYX_OMIT_MESSAGES) has nothing to prefix: the status
+ * is the reader's either way, and the sniffer is left out. */
+#ifdef ONYX_OMIT_MESSAGES
+static inline void onyx__sniff_model(const uint8_t *bytes, size_t size, onyx_error *err) {
+  (void)bytes, (void)size, (void)err;
+}
+#else
 void onyx__sniff_model(const uint8_t *bytes, size_t size, onyx_error *err);
+#endif
 
 /* Checked product of dims into *count; ONYX_SHAPE on a negative dim,
  * ONYX_LIMIT on overflow or more than ONYX__MAX_ELEMENTS elements. */

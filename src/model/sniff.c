@@ -14,6 +14,8 @@
 #include "core/error.h"
 #include "model/model.h"
 
+#ifndef ONYX_OMIT_MESSAGES /* else model.h's no-op: there is no message to prefix */
+
 enum { TEXT_BYTES = 512, SNIFF_FIELDS = 8 };
 enum { WIRE_VARINT = 0, WIRE_I64 = 1, WIRE_LEN = 2, WIRE_I32 = 5 };
 
@@ -109,3 +111,5 @@ void onyx__sniff_model(const uint8_t *bytes, size_t size, onyx_error *err) {
   else
     onyx__error_prefix(err, "not an ONNX model");
 }
+
+#endif

@@ -7,6 +7,13 @@
 # out. The second argument is what the build must keep, written by hand.
 # Included from tests/CMakeLists.txt after conformance.cmake.
 set(ONYX_BUILDCONFIG_DIR ${CMAKE_CURRENT_SOURCE_DIR}/buildconfig)
+# config.h's attribute-type table against the op registry (check_attr_table.c).
+add_executable(check_attr_table ${ONYX_BUILDCONFIG_DIR}/check_attr_table.c)
+target_include_directories(check_attr_table PRIVATE ${PROJECT_SOURCE_DIR}/src)
+target_compile_options(check_attr_table PRIVATE ${ONYX_WARNINGS})
+target_link_libraries(check_attr_table PRIVATE onyx_static)
+add_test(NAME onyx.buildconfig.attr_table COMMAND check_attr_table)
+set_tests_properties(onyx.buildconfig.attr_table PROPERTIES LABELS buildconfig)
 function(onyx_buildconfig_test name keep config)
   add_test(NAME onyx.buildconfig.${name} COMMAND ${CMAKE_COMMAND} ${ARGN}
     -DSOURCE_DIR=${PROJECT_SOURCE_DIR}
