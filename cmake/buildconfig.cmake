@@ -9,7 +9,7 @@
 #   ai.onnx;13;Ceil{"inputs": {"0": ["float"]}}   and their types
 #   !globally_allowed_types;float,int32_t     types of every listed op
 #   !no_ops_specified_means_all_ops_are_required
-#   !onyx_omit;files,threads,custom_ops,fusion,messages
+#   !onyx_omit;files,threads,custom_ops,fusion,messages,metadata
 #   !onyx_isa;scalar                          ISA kernel families kept
 #
 # It writes ${ONYX_BUILD_CONFIG_HEADER}, onyx_build_config.h (the macros
@@ -69,7 +69,7 @@ function(onyx_read_build_config file header)
   set(all_if_none FALSE)
   set(omit)
   set(isa)
-  set(allowed_omit "files|threads|custom_ops|fusion|messages")
+  set(allowed_omit "files|threads|custom_ops|fusion|messages|metadata")
   set(allowed_isa "scalar|sse41|avx2|avx512|avx512fp16|neon|simd128")
   set(lineno 0)
   foreach(line IN LISTS lines)
@@ -199,6 +199,13 @@ function(onyx_read_build_config file header)
     endif()
   endforeach()
   string(APPEND h "#define ONYX_BUILD_CONFIG_OPSETS(X)${table}\n")
+  # The element types of every kept op together: what a tensor in a model
+  # (an initializer, a Constant's value) or onyx_tensor_decode's may have.
+  set(tensor_types "0u")
+  foreach(op IN LISTS ops)
+    string(APPEND tensor_types " | ONYX_TYPES_${op}")
+  endforeach()
+  string(APPEND h "#define ONYX_TENSOR_TYPES (${tensor_types})\n")
   list(REMOVE_DUPLICATES omit)
   # The attribute types the kept op versions take, from the one table
   # (ONYX__OP_ATTR_TYPES in src/config/config.h): at each listed opset, the

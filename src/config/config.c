@@ -98,7 +98,23 @@ onyx_status onyx__config_check_type(const char *op_type, onyx_dtype t, size_t n,
                     n, node_name, onyx_dtype_name(t), op_type, ONYX_BUILD_CONFIG_NAME);
 }
 
+onyx_status onyx__config_check_tensor_type(onyx_dtype t, onyx_error *err) {
+  if (onyx__dmask_has(ONYX_TENSOR_TYPES, t)) return ONYX_OK;
+#ifdef ONYX_OMIT_MESSAGES
+  return left_out(err, ONYX_TYPE, "tensor type ", onyx_dtype_name(t), "", "");
+#endif
+  return onyx__fail(err, ONYX_TYPE,
+                    "tensor type %s is left out of this build (build configuration %s: none "
+                    "of its ops takes it)",
+                    onyx_dtype_name(t), ONYX_BUILD_CONFIG_NAME);
+}
+
 #else /* the full build has everything */
+
+onyx_status onyx__config_check_tensor_type(onyx_dtype t, onyx_error *err) {
+  (void)t, (void)err;
+  return ONYX_OK;
+}
 
 onyx__dmask onyx__config_types(const char *op_type) {
   (void)op_type;

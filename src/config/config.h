@@ -13,7 +13,7 @@
  *   ONYX_WITH_KERNEL_<KOP>_<TYPE>   a kernel table entry (CEIL, FLOAT), or
  *   ONYX_WITH_KERNEL_<KOP>_ALL      every type of a kernel op
  *   ONYX_OMIT_FILES, ONYX_OMIT_THREADS, ONYX_OMIT_CUSTOM_OPS,
- *   ONYX_OMIT_FUSION, ONYX_OMIT_MESSAGES
+ *   ONYX_OMIT_FUSION, ONYX_OMIT_MESSAGES, ONYX_OMIT_METADATA
  *   ONYX_ATTR_TYPES                 the attribute types the kept op versions
  *                                   take (ONYX__OP_ATTR_TYPES below)
  *   ONYX_BUILD_CONFIG_NAME          the file's name, for messages
@@ -155,6 +155,19 @@ onyx_status onyx__config_check_op(const char *op_type, const onyx__op *op,
                                   onyx_error *err);
 onyx_status onyx__config_check_type(const char *op_type, onyx_dtype t, size_t n,
                                     const char *node_name, onyx_error *err);
+
+/*
+ * The element types a tensor may have (ONYX_TENSOR_TYPES: those of every
+ * kept op), for the tensor decoder: every type in a full build. A reduced
+ * build refuses a tensor of another type when it decodes it, with
+ * onyx__config_check_tensor_type's ONYX_TYPE: no op of the build could
+ * take it.
+ */
+#ifndef ONYX_TENSOR_TYPES
+#define ONYX_TENSOR_TYPES ONYX__DM_ALL
+#endif
+#define ONYX__KEEPS_TENSOR(mask) ((ONYX_TENSOR_TYPES & (mask)) != 0)
+onyx_status onyx__config_check_tensor_type(onyx_dtype t, onyx_error *err);
 
 /* The element types the build keeps for op_type: every type in a full build. */
 onyx__dmask onyx__config_types(const char *op_type);

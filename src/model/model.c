@@ -111,9 +111,8 @@ static onyx_status alloc_array(onyx__arena *arena, size_t n, size_t sz, void **o
 /* A field's string value for a message label, without copying: at most 64
  * bytes and never past a NUL. */
 static int label_len(const onyx__pb_field *f) {
-  size_t n = f->len < 64 ? f->len : 64;
-  const void *z = n ? memchr(f->data, 0, n) : NULL;
-  if (z != NULL) n = (size_t)((const uint8_t *)z - f->data);
+  size_t max = f->len < 64 ? f->len : 64, n = 0;
+  while (n < max && f->data[n] != 0) n++;
   return (int)n;
 }
 
@@ -866,6 +865,7 @@ typedef struct top {
   bool has_graph, has_ir;
 } top;
 
+#ifndef ONYX_OMIT_METADATA
 /* A descriptive string field (producer_name, ...): copied whole; a value
  * holding a NUL byte reads, as a C string, up to the NUL. */
 static onyx_status copy_text(parser *ps, const onyx__pb_field *f, const char *what,
@@ -875,6 +875,7 @@ static onyx_status copy_text(parser *ps, const onyx__pb_field *f, const char *wh
   if (*out == NULL) return onyx__fail(err, ONYX_OUT_OF_MEMORY, "out of memory copying %s", what);
   return ONYX_OK;
 }
+#endif
 
 /* One top-level field in pass 1: scalars and descriptive strings are
  * kept, lists counted, and messages onyx does not decode validated. */
@@ -902,6 +903,10 @@ static onyx_status top_field(parser *ps, const onyx__pb *r, const onyx__pb_field
       t->graph = *f;
       t->has_graph = true;
       return ONYX_OK;
+#ifdef ONYX_OMIT_METADATA /* the descriptive fields are read as unknown ones */
+    case M_METADATA:
+      return skim(r, f, SK_LEAF, 2, err);
+#else
     case M_PRODUCER_NAME:
       return copy_text(ps, f, "producer_name", &m->meta.producer_name, err);
     case M_PRODUCER_VERSION:
@@ -917,6 +922,7 @@ static onyx_status top_field(parser *ps, const onyx__pb *r, const onyx__pb_field
     case M_METADATA:
       m->meta.n_props++;
       return skim(r, f, SK_LEAF, 2, err);
+#endif
     case M_TRAINING_INFO:
       return skim(r, f, SK_TRAINING, 2, err);
     case M_FUNCTIONS:
@@ -938,6 +944,7 @@ static onyx_status check_ir_version(const onyx_model *m, bool has_ir, onyx_error
   return ONYX_OK;
 }
 
+#ifndef ONYX_OMIT_METADATA
 /* One metadata_props entry (StringStringEntryProto: key 1, value 2). */
 static onyx_status decode_prop(parser *ps, const onyx__pb *r, const onyx__pb_field *f, size_t index,
                                onyx_error *err) {
@@ -952,6 +959,7 @@ static onyx_status decode_prop(parser *ps, const onyx__pb *r, const onyx__pb_fie
   }
   return ONYX_OK;
 }
+#endif
 
 /* Pass 2 over the top level: the opset imports and metadata_props, each
  * list in one allocation sized by pass 1. */
@@ -961,6 +969,7 @@ static onyx_status decode_top_lists(parser *ps, onyx_error *err) {
   ALLOC_LIST(ps->arena, m->meta.keys, m->meta.n_props, err);
   ALLOC_LIST(ps->arena, m->meta.values, m->meta.n_props, err);
   size_t k = 0, p = 0;
+  (void)p; /* unused without metadata */
   onyx__pb r;
   onyx__pb_init(&r, m->bytes, m->bytes, m->size);
   while (!onyx__pb_done(&r)) {
@@ -971,11 +980,14 @@ static onyx_status decode_top_lists(parser *ps, onyx_error *err) {
       st = decode_opset(ps, &r, &f, 2, &m->opsets[k], err);
       if (st != ONYX_OK) onyx__error_prefix(err, "opset import %zu", k);
       k++;
-    } else if (f.number == M_METADATA) {
+    }
+#ifndef ONYX_OMIT_METADATA
+    else if (f.number == M_METADATA) {
       st = decode_prop(ps, &r, &f, p, err);
       if (st != ONYX_OK) onyx__error_prefix(err, "metadata_props %zu", p);
       p++;
     }
+#endif
     if (st != ONYX_OK) return st;
   }
   return ONYX_OK;
@@ -1065,6 +1077,10 @@ onyx_status onyx_model_metadata(const onyx_model *model, onyx_model_meta *out, o
     return onyx__fail(err, ONYX_INVALID_ARGUMENT, "onyx_model_metadata: %s is NULL",
                       model == NULL ? "model" : "out");
   }
+#ifdef ONYX_OMIT_METADATA
+  return onyx__fail(err, ONYX_UNSUPPORTED_OP,
+                    "onyx_model_metadata: the model's metadata is left out of this build");
+#endif
   const onyx__meta *m = &model->meta;
   out->producer_name = m->producer_name;
   out->producer_version = m->producer_version;

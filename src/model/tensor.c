@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "config/config.h"
 #include "core/alloc.h"
 #include "core/byteorder.h"
 #include "core/dtype.h"
@@ -164,7 +165,11 @@ onyx_status onyx__check_depth(int depth, size_t offset, onyx_error *err) {
 onyx_status onyx__copy_string(onyx__arena *arena, const onyx__pb_field *f, const char *what,
                               const char **out, onyx_error *err) {
   if (f->wire != ONYX__WIRE_LEN) return onyx__pb_wire_error(f, what, ONYX__WIRE_LEN, err);
-  if (f->len && memchr(f->data, 0, f->len) != NULL) {
+  /* A loop rather than memchr: names are short, and a firmware then links
+   * no memchr (newlib's is 150 bytes on Cortex-M3, wasi-libc's 372). */
+  size_t nul = 0;
+  while (nul < f->len && f->data[nul] != 0) nul++;
+  if (nul < f->len) {
     return onyx__fail(err, ONYX_PARSE, "%s contains a NUL byte (field at byte %zu)", what,
                       f->offset);
   }
@@ -289,9 +294,23 @@ static onyx_status store_int32_data(onyx_dtype t, int64_t v, uint8_t *dst, size_
   return ONYX_OK;
 }
 
+/* The types whose elements each typed field holds. A reduced build keeps
+ * the decoding of a field only when it keeps one of them (config.h's
+ * ONYX_TENSOR_TYPES: check_header refused any other type already). */
+#define TF_INT32_TYPES                                                                       \
+  (ONYX__DM(INT8) | ONYX__DM(INT16) | ONYX__DM(UINT8) | ONYX__DM(UINT16) | ONYX__DM(INT32) | \
+   ONYX__DM(FLOAT16) | ONYX__DM(BFLOAT16))
+#define TF_UINT64_TYPES (ONYX__DM(UINT32) | ONYX__DM(UINT64))
+
 /* Decodes one value of a typed field into element i of dst. */
 static onyx_status store_typed(int tf, onyx_dtype t, onyx__pb *vals, uint8_t *dst, size_t i,
                                onyx_error *err) {
+  if ((tf == TF_FLOAT && !ONYX__KEEPS_TENSOR(ONYX__DM(FLOAT))) ||
+      (tf == TF_DOUBLE && !ONYX__KEEPS_TENSOR(ONYX__DM(DOUBLE))) ||
+      (tf == TF_INT64 && !ONYX__KEEPS_TENSOR(ONYX__DM(INT64))) ||
+      (tf == TF_UINT64 && !ONYX__KEEPS_TENSOR(TF_UINT64_TYPES)) ||
+      (tf == TF_INT32 && !ONYX__KEEPS_TENSOR(TF_INT32_TYPES)))
+    return onyx__fail(err, ONYX_INTERNAL, "typed field %d of a type left out", tf);
   switch (tf) {
     case TF_FLOAT: {
       uint32_t bits = 0;
@@ -459,6 +478,7 @@ static onyx_status check_header(const scan *sc, onyx__tensor *out, size_t *nbyte
                       onyx__onnx_type_name(data_type));
   }
   out->dtype = (onyx_dtype)data_type;
+  ONYX__TRY(onyx__config_check_tensor_type(out->dtype, err)); /* a reduced build's */
   if (sc->rank > ONYX_MAX_RANK) {
     return onyx__fail(err, ONYX_LIMIT, "rank %zu exceeds the limit of %d", sc->rank, ONYX_MAX_RANK);
   }
