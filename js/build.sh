@@ -13,7 +13,9 @@
 # With --test, then runs the package's tests (node --test in js/: the API,
 # the findings, the conformance cases of ONYX_JS_CASES and Debian's, the
 # TypeScript check, npm pack with an install, and test/browser.test.js,
-# which runs all of it in Chromium) and prints "N passed, N failed".
+# which runs all of it in Chromium) and prints "N passed, N failed"; then
+# sizes the module (tools/sizes.sh: the full one and that of one op and
+# type, which fails over 32 KB).
 set -euo pipefail
 run_tests=0
 if [ "${1:-}" = --test ]; then
@@ -38,6 +40,7 @@ out="$(ONYX_JS_ARTIFACTS="${ONYX_JS_ARTIFACTS:-$build/js-artifacts}" node --test
 # The lines the tests print about themselves (sizes, what ran, SKIPs).
 printf '%s\n' "$out" | sed -n 's/^# \(js: .*\)/\1/p; s/^# \(SKIP .*\)/\1/p'
 [ "$rc" -eq 0 ] || printf '%s\n' "$out" | grep -E -B2 -A12 '^ *not ok' | head -80
+bash tools/sizes.sh "$build" || rc=1
 pass="$(printf '%s\n' "$out" | sed -n 's/^# pass //p')"
 fail="$(printf '%s\n' "$out" | sed -n 's/^# fail //p')"
 echo "${pass:-0} passed, ${fail:-0} failed"

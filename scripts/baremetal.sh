@@ -185,9 +185,20 @@ done
 echo "where the one-Ceil image's bytes come from (plain -Os; the arena is main's bss):"
 /usr/bin/python3 -B baremetal/map_sizes.py "$out/size-ceil-float.map" | tee "$out/sizes.txt"
 verdict() { [ "$1" -le "$2" ] && echo "met" || echo "not met"; }
-echo "goals (docs/embedded.md): one Ceil at most 16384 bytes added:" \
-  "$(verdict "$added_ceil_float" 16384) ($added_ceil_float with LTO);" \
+echo "goals (docs/embedded.md): one Ceil at most 16384 bytes added with -flto:" \
+  "$(verdict "$added_ceil_float" 16384) ($added_ceil_float);" \
   "its arena at most 1024 bytes: $(verdict "$arena_ceil_float" 1024) ($arena_ceil_float)"
+# The one-Ceil figure that counts is the -flto one: a firmware built for
+# size links with link-time optimisation (docs/embedded.md). What it has
+# come down to: more is a regression, and fails; the goal is 16,384.
+# Lower it when the image shrinks. (19,768 at 6842944; 18,448 since the
+# reduced reader: attributes, metadata and tensor types by configuration.)
+added_most=18448
+if [ "$added_ceil_float" -gt "$added_most" ]; then
+  echo "baremetal.sh: the one-Ceil image (-flto) grew to $added_ceil_float bytes added" \
+    "(at most $added_most)" >&2
+  exit 1
+fi
 # What the one-Ceil arena has come down to (docs/embedded.md): more is a
 # regression, and fails. Lower it when the arena shrinks. (2,416 at
 # 135c729; 2,464 since dafff75, one step type for every node.)
