@@ -30,6 +30,9 @@ foreach(line IN LISTS ONYX_API_LINES)
   endif()
 endforeach()
 file(GLOB ONYX_JS_SOURCES CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/js/lib/*.js)
+# An edit of the package or of onyx.h configures again, so the list follows.
+set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${ONYX_JS_SOURCES}
+  ${PROJECT_SOURCE_DIR}/include/onyx.h)
 set(ONYX_WASM_EXPORTS malloc free)
 foreach(js IN LISTS ONYX_JS_SOURCES)
   file(READ ${js} text)
