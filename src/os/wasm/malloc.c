@@ -3,9 +3,16 @@
  * The heap of onyx-lib.wasm (cmake/wasm.cmake), in place of wasi-libc's
  * dlmalloc: that one is 8.8 KB of the module's code, more than any part of
  * onyx but session creation, for the few dozen blocks a page's sessions
- * hold at a time. This one is a first-fit allocator over one free list
- * with boundary tags (Knuth's), so that freed neighbours merge and the
- * memory a large tensor gave back serves the next one.
+ * hold at a time. This one keeps free chunks with boundary tags (Knuth's),
+ * so that freed neighbours merge and the memory a large tensor gave back
+ * serves the next one, on one list per power of two of their size, so that
+ * no call's cost grows with the number of free chunks: a model of 100,000
+ * names, freed, leaves 100,000 small chunks that one list would walk past
+ * on every larger malloc. malloc looks at SCAN chunks of the request's own
+ * class, the closest fits, then takes the first chunk of the smallest class
+ * above, where every chunk fits; free is O(1). So a call looks at no more
+ * than CLASSES classes and SCAN + 1 chunks, three times at most when memory
+ * grows (tests/check_wasm_malloc.c counts them).
  *
  * Memory is wasm's linear memory past __heap_base, grown with memory.grow
  * in 64 KiB pages; nothing else in the module grows it (dlmalloc, wasi-libc's
@@ -32,6 +39,16 @@
 #define USED      ((size_t)1) /* this chunk is allocated */
 #define PREV_USED ((size_t)2) /* the chunk before it is allocated (or there is none) */
 #define FLAGS     ((size_t)15)
+#define CLASSES   (sizeof(size_t) * 8) /* class k: sizes 2^k to 2^(k+1) - 1 */
+#define SCAN      8                    /* chunks of the request's own class looked at */
+
+/* The test's count of chunks and classes looked at; not in the module. */
+#ifdef ONYX_WASM_MALLOC_STEPS
+unsigned long onyx_wasm_malloc_steps;
+#define STEP() (onyx_wasm_malloc_steps++)
+#else
+#define STEP() ((void)0)
+#endif
 
 typedef struct free_chunk {
   size_t head;
@@ -40,8 +57,8 @@ typedef struct free_chunk {
 
 extern unsigned char __heap_base;
 
-static free_chunk *free_list;
-static unsigned char *last; /* the end chunk of the region grown last */
+static free_chunk *bins[CLASSES]; /* free chunks by class, the last freed first */
+static unsigned char *last;       /* the end chunk of the region grown last */
 
 #define HEAD(c) (*(size_t *)(void *)(c))
 
@@ -49,16 +66,18 @@ static size_t chunk_size(const unsigned char *c) {
   return *(const size_t *)(const void *)c & ~FLAGS;
 }
 
+static size_t class_of(size_t size) { return CLASSES - 1 - (size_t)__builtin_clzl(size); }
+
 static void unlink_chunk(free_chunk *f) {
   if (f->prev)
     f->prev->next = f->next;
   else
-    free_list = f->next;
+    bins[class_of(chunk_size((unsigned char *)f))] = f->next;
   if (f->next) f->next->prev = f->prev;
 }
 
 /* Frees chunk c (its header says its size and PREV_USED), merged with a free
- * neighbour on either side, onto the list. */
+ * neighbour on either side, onto its class's list. */
 static void release(unsigned char *c) {
   size_t size = chunk_size(c), prev = HEAD(c) & PREV_USED;
   unsigned char *next = c + size;
@@ -76,10 +95,11 @@ static void release(unsigned char *c) {
   free_chunk *f = (free_chunk *)(void *)c;
   f->head = size | prev;
   *(size_t *)(void *)(c + size - sizeof(size_t)) = size;
+  free_chunk **bin = &bins[class_of(size)];
   f->prev = NULL;
-  f->next = free_list;
-  if (free_list) free_list->prev = f;
-  free_list = f;
+  f->next = *bin;
+  if (*bin) (*bin)->prev = f;
+  *bin = f;
   HEAD(c + size) &= ~PREV_USED;
 }
 
@@ -136,13 +156,31 @@ static void *take(free_chunk *f, size_t need) {
   return c + HDR;
 }
 
+/* A free chunk of at least need bytes, NULL when there is none in reach:
+ * the first of SCAN in the request's class that fits, else the first of
+ * a class above, where every chunk fits. */
+static free_chunk *find(size_t need) {
+  for (size_t k = class_of(need); k < CLASSES; k++) {
+    STEP();
+    free_chunk *f = bins[k];
+    for (int i = 0; f != NULL && i < SCAN; f = f->next, i++) {
+      STEP();
+      if (chunk_size((unsigned char *)f) >= need) return f;
+    }
+  }
+  return NULL;
+}
+
+/* Once the memory the module started with is on the lists (the first
+ * more()), more() leaves a chunk of need bytes first on its class's list,
+ * so the next find() takes it. */
 void *malloc(size_t n) {
   if (n > SIZE_MAX / 2) return NULL;
   if (n == 0) n = 1; /* a pointer of its own, as for any other size */
   size_t need = (n + 2 * HDR - 1) & ~(size_t)(HDR - 1);
   for (;;) {
-    for (free_chunk *f = free_list; f != NULL; f = f->next)
-      if (chunk_size((unsigned char *)f) >= need) return take(f, need);
+    free_chunk *f = find(need);
+    if (f != NULL) return take(f, need);
     if (!more(need)) return NULL;
   }
 }
