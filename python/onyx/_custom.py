@@ -77,6 +77,9 @@ for _name, _restype, _argtypes in (
         ("onyx_op_output", ctypes.c_int, [ctypes.c_void_p, ctypes.c_size_t, _P(_capi.Tensor)]),
         ("onyx_op_set_output", ctypes.c_int, [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int,
                                               ctypes.c_uint32, _P(ctypes.c_int64)]),
+        ("onyx_op_set_output_dim_from", ctypes.c_int, [ctypes.c_void_p, ctypes.c_size_t,
+                                                       ctypes.c_uint32, ctypes.c_size_t,
+                                                       ctypes.c_uint32]),
         ("onyx_op_attribute", ctypes.c_int, [ctypes.c_void_p, ctypes.c_char_p,
                                              _P(AttributeInfo)]),
         # Called with a message and no further arguments (see _fail).
@@ -84,6 +87,41 @@ for _name, _restype, _argtypes in (
     _f = getattr(lib, _name)
     _f.restype = _restype
     _f.argtypes = _argtypes
+
+
+def _open_dims(r: npt.NDArray[Any], r2: Optional[npt.NDArray[Any]],
+               unknown: list[tuple[int, int]]) -> tuple[list[int], dict[int, tuple[int, int]]]:
+    """An output's shape at session creation while the input dimensions
+    unknown are given: the probe's result r (1 for each of them) and r2,
+    the second probe's (2 for each), or None where it failed. A dimension
+    that differs between the two follows the unknown ones: it is -1
+    (unknown until a run), not the probe's 1. With one unknown input
+    dimension, an output dimension that is 1 and then 2 is that dimension
+    and takes its name (onyx_op_set_output_dim_from): the source of each
+    such output dimension, by index. Without r2 every dimension is -1."""
+    shape: list[int] = list(r.shape)
+    source: dict[int, tuple[int, int]] = {}
+    for j, n in enumerate(r.shape):
+        n2 = r2.shape[j] if r2 is not None and r2.ndim == r.ndim else None
+        if n2 == n:
+            continue
+        shape[j] = -1
+        if (n, n2) == (1, 2) and len(unknown) == 1:
+            source[j] = unknown[0]
+    return shape, source
+
+
+def _unknown_dims(ctx: int) -> list[tuple[int, int]]:
+    """The (input, dimension) pairs unknown now: -1 in an input whose rank
+    is known (at session creation; a run knows every dimension)."""
+    out: list[tuple[int, int]] = []
+    for i in range(lib.onyx_op_input_count(ctx)):
+        t = _capi.Tensor()
+        if lib.onyx_op_input(ctx, i, ctypes.byref(t)) != 0 or t.dtype == 0:
+            continue
+        if lib.onyx_op_input_rank_known(ctx, i):
+            out.extend((i, d) for d in range(t.rank) if t.dims[d] < 0)
+    return out
 
 
 def _fail(ctx: int, status: int, message: str) -> int:
@@ -141,11 +179,11 @@ class _PyOp:
         d.infer, d.compute = self.c_infer, self.c_compute
         return d
 
-    def _arrays(self, ctx: int, probe: bool) -> tuple[list[Optional[npt.NDArray[Any]]],
-                                                       list[int]]:
+    def _arrays(self, ctx: int, probe: bool,
+                fill: int = 1) -> tuple[list[Optional[npt.NDArray[Any]]], list[int]]:
         """The inputs as numpy arrays (None for an omitted one): views of
         onyx's buffers, or for a probe zeros of the shape (the values of a
-        constant input; 1 for an unknown dimension; shape (1,) for an
+        constant input; fill for an unknown dimension; shape (1,) for an
         unknown rank, which onyx reads as rank 0: onyx_op_input_rank_known
         tells it from a scalar). Also the inputs whose rank was unknown."""
         arrays: list[Optional[npt.NDArray[Any]]] = []
@@ -169,14 +207,14 @@ class _PyOp:
                 a = a.copy() if probe else a  # onyx's buffer lives only during the call
                 a.flags.writeable = probe  # onyx's own data (the caller's inputs, even)
             elif probe:
-                a = np.zeros(tuple(d if d >= 0 else 1 for d in shape), dtype=dtype)
+                a = np.zeros(tuple(d if d >= 0 else fill for d in shape), dtype=dtype)
             else:
                 a = np.zeros(shape, dtype=dtype)  # no data: an empty tensor
             arrays.append(a)
         return arrays, unranked
 
-    def _results(self, ctx: int, probe: bool) -> list[npt.NDArray[Any]]:
-        arrays, unranked = self._arrays(ctx, probe)
+    def _results(self, ctx: int, probe: bool, fill: int = 1) -> list[npt.NDArray[Any]]:
+        arrays, unranked = self._arrays(ctx, probe, fill)
         kwargs = _attributes(ctx, self.attributes) if self.attributes else {}
         try:
             with np.errstate(all="ignore"):
@@ -197,18 +235,38 @@ class _PyOp:
 
     def _infer(self, ctx: int) -> int:
         try:
-            for k, r in enumerate(self._results(ctx, True)):
+            results = self._results(ctx, True)
+            unknown = _unknown_dims(ctx)
+            second: Optional[list[npt.NDArray[Any]]] = None
+            if unknown:
+                # A second probe with 2 for each unknown dimension tells
+                # which output dimensions follow them (see _open_dims).
+                try:
+                    second = self._results(ctx, True, 2)
+                except Exception:
+                    second = None
+            for k, r in enumerate(results):
                 dtype = _capi.onyx_dtype_of(r.dtype)
                 if dtype is None:
                     raise _OpError(_STATUS["TYPE"], "output %d: numpy type %s has no onyx type"
                                    % (k, r.dtype))
-                dims = (ctypes.c_int64 * max(r.ndim, 1))(*r.shape)
+                shape: list[int] = list(r.shape)
+                source: dict[int, tuple[int, int]] = {}
+                if unknown:
+                    r2 = second[k] if second is not None and k < len(second) else None
+                    shape, source = _open_dims(r, r2, unknown)
+                dims = (ctypes.c_int64 * max(r.ndim, 1))(*shape)
                 st = lib.onyx_op_set_output(ctx, k, dtype, r.ndim, dims)
+                for j, (i, d) in source.items():
+                    if st == _STATUS["OK"]:
+                        st = lib.onyx_op_set_output_dim_from(ctx, k, j, i, d)
                 if st != _STATUS["OK"]:
                     return int(st)  # onyx recorded why
             return _STATUS["OK"]
         except BaseException as e:  # nothing may escape into C
             return _report(ctx, e)
+
+
 
     def _compute(self, ctx: int) -> int:
         try:

@@ -60,6 +60,26 @@ def same(a, b):
             a[~nan].tobytes() == b[~nan].tobytes())
 
 
+def value_dims(session, name):
+    """The (size, name) of each dimension of the session's value called
+    name, as session creation knows them (onyx_session_value_info)."""
+    import ctypes
+    from onyx import _capi
+    lib = _capi.lib
+    lib.onyx_session_value_count.restype = ctypes.c_size_t
+    lib.onyx_session_value_count.argtypes = [ctypes.c_void_p]
+    lib.onyx_session_value_info.argtypes = [ctypes.c_void_p, ctypes.c_size_t,
+                                            ctypes.POINTER(_capi.ValueInfo),
+                                            ctypes.POINTER(_capi.Error)]
+    for v in range(lib.onyx_session_value_count(session._session)):
+        vi, err = _capi.ValueInfo(), _capi.Error()
+        assert lib.onyx_session_value_info(session._session, v, ctypes.byref(vi),
+                                           ctypes.byref(err)) == 0
+        if vi.name == name.encode():
+            return [(vi.dims[d], vi.dim_names[d]) for d in range(vi.rank)]
+    raise KeyError(name)
+
+
 class PythonOps(unittest.TestCase):
     def tearDown(self):
         for name in ("Relu", "LeakyRelu", "Twice", "Boom", "Grow", "Clip"):
@@ -212,6 +232,37 @@ class PythonOps(unittest.TestCase):
         with self.assertRaises(onyx.OnyxInvalidArgumentError) as cm:
             onyx.InferenceSession(flip_model(None))
         self.assertIn("input 0 of unknown rank given as shape (1,)", str(cm.exception))
+
+    def test_symbolic_dims_at_creation(self):
+        # x is [N, 4]: at session creation the probe's 1 for N is no size
+        # of the output. A dimension that follows N is unknown (-1), and
+        # named N where it is N itself; a fixed one stays fixed. onyx's
+        # Ceil after the op keeps what it gets.
+        onyx.register_op("Twice", lambda x: x * 2, domain="com.example")
+        onyx.register_op("Dup", lambda x: np.concatenate([x, x]), domain="com.example")
+        onyx.register_op("Sum0", lambda x: x.sum(axis=0), domain="com.example")
+        try:
+            for op, want in (("Twice", [(-1, b"N"), (4, None)]),
+                             ("Dup", [(-1, None), (4, None)]),
+                             ("Sum0", [(4, None)])):
+                nodes = [helper.make_node(op, ["x"], ["a"], domain="com.example"),
+                         helper.make_node("Ceil", ["a"], ["y"])]
+                g = helper.make_graph(nodes, "g",
+                                      [helper.make_tensor_value_info("x", F, ["N", 4])],
+                                      [helper.make_tensor_value_info("y", F, None)])
+                m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13),
+                                                        helper.make_opsetid("com.example", 1)])
+                m.ir_version = 8
+                s = onyx.InferenceSession(m.SerializeToString())
+                self.assertEqual(value_dims(s, "a"), want, op)
+                self.assertEqual(value_dims(s, "y"), want, op)
+                x = np.arange(12, dtype=np.float32).reshape(3, 4) / 3
+                (y,) = s.run(None, {"x": x})
+                self.assertTrue(same(y, np.ceil({"Twice": x * 2, "Dup": np.concatenate([x, x]),
+                                                 "Sum0": x.sum(axis=0)}[op])), op)
+        finally:
+            onyx.unregister_op("Dup", domain="com.example")
+            onyx.unregister_op("Sum0", domain="com.example")
 
     def test_threads(self):
         """Python ops run on the threads that call run, each taking the GIL."""
