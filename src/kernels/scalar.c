@@ -636,17 +636,20 @@ static inline int32_t onyx__half_key(uint32_t u) {
  */
 #define ONYX__HCLIP_FORMATS(X) X(f16, onyx__f16, 0x7c00u, 1) X(bf16, onyx__bf16, 0x7f80u, 0)
 
-#define ONYX__HCLIP_KERNEL(tn, H, INF, TIES)                                      \
-  static void onyx__hclip_prep_##tn(float lo, float hi, onyx__hclip *q) {         \
-    const H hl = onyx__f32_to_##tn(lo), hh = onyx__f32_to_##tn(hi);               \
-    const float fl = onyx__##tn##_to_f32(hl), fh = onyx__##tn##_to_f32(hh);       \
-    q->lo_out = hl.bits, q->hi_out = hh.bits;                                     \
-    q->klo = onyx__half_key(hl.bits) + (TIES ? fl < lo : fl <= lo);               \
-    q->khi = onyx__half_key(hh.bits) - (TIES ? fh > hi : fh >= hi);               \
-    if (isnan(lo)) q->klo = INT32_MAX;                                            \
-    if (isnan(hi)) q->khi = INT32_MIN;                                            \
-    q->lo_keeps = (uint16_t)(isnan(lo) || (TIES ? lo <= hi : lo < hi));           \
-  }                                                                               \
+#define ONYX__HCLIP_KERNEL(tn, H, INF, TIES)                                \
+  static void onyx__hclip_prep_##tn(float lo, float hi, onyx__hclip *q) {   \
+    const H hl = onyx__f32_to_##tn(lo), hh = onyx__f32_to_##tn(hi);         \
+    const float fl = onyx__##tn##_to_f32(hl), fh = onyx__##tn##_to_f32(hh); \
+    q->lo_out = hl.bits, q->hi_out = hh.bits;                               \
+    q->klo = onyx__half_key(hl.bits) + (TIES ? fl < lo : fl <= lo);         \
+    q->khi = onyx__half_key(hh.bits) - (TIES ? fh > hi : fh >= hi);         \
+    if (isnan(lo)) q->klo = INT32_MAX;                                      \
+    if (isnan(hi)) q->khi = INT32_MIN;                                      \
+    q->lo_keeps = (uint16_t)(isnan(lo) || (TIES ? lo <= hi : lo < hi));     \
+  }
+ONYX__HCLIP_FORMATS(ONYX__HCLIP_KERNEL)
+#if !ONYX__PORTABLE_SWAR
+#define ONYX__HCLIP_ELEM_KERNEL(tn, H, INF, TIES)                                 \
   static inline uint16_t onyx__clip_bits_##tn(uint16_t u, const onyx__hclip *q) { \
     const int32_t k = onyx__half_key(u);                                          \
     const int nan = (u & 0x7fffu) > (INF);                                        \
@@ -661,7 +664,55 @@ static inline int32_t onyx__half_key(uint32_t u) {
     onyx__hclip_prep_##tn(params->f32.lo, params->f32.hi, &q);                    \
     ONYX__LOOP(uint16_t, n, x, y, onyx__clip_bits_##tn, &q);                      \
   }
-ONYX__HCLIP_FORMATS(ONYX__HCLIP_KERNEL)
+ONYX__HCLIP_FORMATS(ONYX__HCLIP_ELEM_KERNEL)
+#else
+/*
+ * The halves' Clip on the four 16-bit lanes of a word. The lanes compare
+ * as unsigned keys in which the halves are in order: u ^ 0x8000 where u
+ * is positive, ~u where negative (-0 is 0x7fff, +0 is 0x8000, one apart;
+ * the thresholds below take either zero in or out as the rule says). A
+ * lane passes lo where its key >= klo and hi where its key <= khi (NaN
+ * lanes pass both), and a lane failing lo gives lo_res, the bound that
+ * the second step then keeps (lo_out or hi_out).
+ */
+typedef struct onyx__hclip_lanes {
+  uint64_t klo, khi, hi_out, lo_res;
+} onyx__hclip_lanes;
+
+/* The key threshold of "key(x) >= klo" and "key(x) <= khi" for the
+ * thresholds on signed keys (+-|x|, both zeros 0), clamped into the keys
+ * of non-NaN halves of infinity inf, so that each fits a lane. */
+static uint64_t onyx__hclip_threshold(int32_t k, int hi, uint32_t inf) {
+  const int32_t c = k < -0x8000 ? -0x8000 : k > 0x8000 ? 0x8000 : k;
+  int32_t t = (hi ? c >= 0 : c >= 1) ? 0x8000 + c : 0x7fff + c;
+  const int32_t min = 0x7fff - (int32_t)inf - hi, max = 0x8000 + (int32_t)inf + !hi;
+  t = t < min ? min : t > max ? max : t;
+  return (uint64_t)t * ONYX__LANE_ONES(16);
+}
+
+#define ONYX__HCLIP_LANES_KERNEL(tn, H, INF, TIES)                                        \
+  static inline uint64_t onyx__lanes_hclip_##tn(uint64_t u, const onyx__hclip_lanes *q) { \
+    const uint64_t l = ONYX__LANE_ONES(16), h = ONYX__LANE_TOP(16);                       \
+    const uint64_t key = u ^ ((((u & h) >> 15) * 0x7fffu) | h);                           \
+    const uint64_t nan = ((u & ~h) + (0x7fffu - (INF)) * l) & h;                          \
+    const uint64_t lo = ((onyx__lanes_ge(key, q->klo, h, 0) | nan) >> 15) * 0xffffu;      \
+    const uint64_t hi = ((onyx__lanes_ge(q->khi, key, h, 0) | nan) >> 15) * 0xffffu;      \
+    const uint64_t t = q->hi_out ^ ((u ^ q->hi_out) & hi);                                \
+    return q->lo_res ^ ((t ^ q->lo_res) & lo);                                            \
+  }                                                                                       \
+  static void onyx__##tn##_vclip__scalar(size_t n, const void *x, void *y,                \
+                                         const onyx__kparams *params) {                   \
+    onyx__hclip q;                                                                        \
+    onyx__hclip_lanes w;                                                                  \
+    onyx__hclip_prep_##tn(params->f32.lo, params->f32.hi, &q);                            \
+    w.klo = onyx__hclip_threshold(q.klo, 0, (INF));                                       \
+    w.khi = onyx__hclip_threshold(q.khi, 1, (INF));                                       \
+    w.hi_out = q.hi_out * ONYX__LANE_ONES(16);                                            \
+    w.lo_res = (q.lo_keeps ? q.lo_out : q.hi_out) * ONYX__LANE_ONES(16);                  \
+    ONYX__SWAR_LOOP(uint16_t, n, x, y, onyx__lanes_hclip_##tn, &w);                       \
+  }
+ONYX__HCLIP_FORMATS(ONYX__HCLIP_LANES_KERNEL)
+#endif
 
 /* The build configuration selects here (ONYX__KSEL, src/config/config.h):
  * a kernel a reduced build left out is NULL, and not linked. */
