@@ -125,13 +125,31 @@ typedef uint64_t onyx__c_u64;
 #define ONYX__MASK(U, c) ((U)0 - (U)(c))
 
 /*
- * c ? a : b on values of the unsigned type U, without a branch. RISC-V
+ * Hides a value from the optimizer, so that it is kept in a register: gcc
+ * otherwise loads Sign's constants 1 and -1 afresh for every element (8.5
+ * instructions per element for Sign int32 against 6.6, gcc 12 -O3 x86-64).
+ */
+#if defined(__GNUC__)
+#define ONYX__OPAQUE(v) __asm__("" : "+r"(v))
+#else
+#define ONYX__OPAQUE(v) ((void)(v))
+#endif
+
+/*
+ * c ? a : b on values of an integer type U, without a branch. RISC-V
  * (before Zicond) has no conditional move, and gcc turns ?: into a branch
- * there, so it selects with a mask; elsewhere ?: becomes a conditional
- * move (x86, ARM, s390x), one instruction where the mask takes three.
+ * there, so it selects with a mask, hidden from the optimizer, which
+ * would otherwise recognize the select and branch again; elsewhere ?:
+ * becomes a conditional move (x86, ARM, s390x), one instruction where
+ * the mask takes four.
  */
 #if defined(__riscv)
-#define ONYX__SEL(U, c, a, b) ((U)((U)(b) ^ (U)(((U)(a) ^ (U)(b)) & ONYX__MASK(U, c))))
+static inline uint64_t onyx__sel(int c, uint64_t a, uint64_t b) {
+  uint64_t m = (uint64_t)0 - (uint64_t)(c != 0);
+  ONYX__OPAQUE(m);
+  return b ^ ((a ^ b) & m);
+}
+#define ONYX__SEL(U, c, a, b) ((U)onyx__sel((c), (uint64_t)(a), (uint64_t)(b)))
 #else
 #define ONYX__SEL(U, c, a, b) ((U)((c) ? (a) : (b)))
 #endif
@@ -143,8 +161,9 @@ typedef uint64_t onyx__c_u64;
  * the compares become branch-free selects (SSE's cmpss, and, andn, or).
  * double's Sign compares in double where the hardware has double
  * precision (15.25 against 17.5 instructions an element on the bit
- * pattern, x86-64); soft-float and single-precision-only cores (Cortex-M4F)
- * would call a library routine per compare, and keep the bit form below.
+ * pattern, x86-64). Soft-float cores would call a library routine per
+ * compare (double's on single-precision-only ones, Cortex-M4F), and
+ * RISC-V branches on each float select: they run the bit forms below.
  */
 #define ONYX__NATIVE_SIGN_KERNEL(tn, T)                                    \
   static inline T onyx__sign_elem_##tn(T x, const void *q) {               \
@@ -157,13 +176,20 @@ typedef uint64_t onyx__c_u64;
     (void)params;                                                          \
     ONYX__LOOP(T, n, x, y, onyx__sign_elem_##tn, NULL);                    \
   }
-#if !defined(__SOFTFP__) && (!defined(__ARM_FP) || (__ARM_FP & 8))
-#define ONYX__HARD_F64 1
+#if !defined(__riscv) && !defined(__SOFTFP__)
+#define ONYX__NATIVE_SIGN_F32 1
 #else
-#define ONYX__HARD_F64 0
+#define ONYX__NATIVE_SIGN_F32 0
 #endif
+#if ONYX__NATIVE_SIGN_F32 && (!defined(__ARM_FP) || (__ARM_FP & 8))
+#define ONYX__NATIVE_SIGN_F64 1
+#else
+#define ONYX__NATIVE_SIGN_F64 0
+#endif
+#if ONYX__NATIVE_SIGN_F32
 ONYX__NATIVE_SIGN_KERNEL(f32, float)
-#if ONYX__HARD_F64
+#endif
+#if ONYX__NATIVE_SIGN_F64
 ONYX__NATIVE_SIGN_KERNEL(f64, double)
 #endif
 
@@ -233,17 +259,6 @@ typedef struct onyx__iprep_u64 {
   } while (0)
 
 /*
- * Hides a value from the optimizer, so that it is kept in a register: gcc
- * otherwise loads Sign's constants 1 and -1 afresh for every element (8.5
- * instructions per element for Sign int32 against 6.6, gcc 12 -O3 x86-64).
- */
-#if defined(__GNUC__)
-#define ONYX__OPAQUE(v) __asm__("" : "+r"(v))
-#else
-#define ONYX__OPAQUE(v) ((void)(v))
-#endif
-
-/*
  * 32- and 64-bit integers, one element at a time, in their own type.
  * Sign is Clip to [-1, 1], two compares and two conditional moves, and
  * on unsigned types min(x, 1), one of each (lo is a known 0 there, so
@@ -256,8 +271,8 @@ typedef struct onyx__iprep_u64 {
 
 #define ONYX__SIGN_KERNEL_ELEM(tn, T, c, form)                             \
   static inline T onyx__sign_##tn(T v, onyx__iprep_##c q) {                \
-    const T t = v < (T)q.lo ? (T)q.lo : v;                                 \
-    return t > (T)q.hi ? (T)q.hi : t;                                      \
+    const T t = ONYX__SEL(T, v < (T)q.lo, (T)q.lo, v);                     \
+    return ONYX__SEL(T, t > (T)q.hi, (T)q.hi, t);                          \
   }                                                                        \
   static void onyx__##tn##_vsign__scalar(size_t n, const void *x, void *y, \
                                          const onyx__kparams *params) {    \
@@ -270,8 +285,8 @@ typedef struct onyx__iprep_u64 {
 #define ONYX__CLIP_KERNEL_ELEM(tn, T, c, tmin, tmax, form)                 \
   static inline T onyx__clip_##tn(T v, const onyx__iprep_##c *q) {         \
     const T lo = (T)q->lo, hi = (T)q->hi;                                  \
-    const T t = v < lo ? lo : v;                                           \
-    return t > hi ? hi : t;                                                \
+    const T t = ONYX__SEL(T, v < lo, lo, v);                               \
+    return ONYX__SEL(T, t > hi, hi, t);                                    \
   }                                                                        \
   static void onyx__##tn##_vclip__scalar(size_t n, const void *x, void *y, \
                                          const onyx__kparams *params) {    \
@@ -575,7 +590,10 @@ static void onyx__f64_vfloor__scalar(size_t n, const void *x, void *y,
     (void)params;                                                            \
     ONYX__LOOP(U, n, x, y, onyx__sign_bits_##tn, NULL);                      \
   }
-#if !ONYX__HARD_F64
+#if !ONYX__NATIVE_SIGN_F32
+ONYX__SIGN_BITS_KERNEL(f32, uint32_t, 0x80000000u, 0x7f800000u, 0x3f800000u)
+#endif
+#if !ONYX__NATIVE_SIGN_F64
 ONYX__SIGN_FORMATS_WIDE(ONYX__SIGN_BITS_KERNEL)
 #endif
 
