@@ -11,7 +11,10 @@
 #                                 Clang (its FEAT_FP16 kernel table)
 #   riscv64                       the conformance suites through the onyx
 #                                 command (riscv64 is no Debian 12 release
-#                                 architecture: there is no cmocka for it)
+#                                 architecture: there is no cmocka for it);
+#                                 riscv64 and armhf also count the portable
+#                                 kernels' instructions under qemu
+#                                 (bench/qemu_cost.sh)
 #   wasm                          WebAssembly (wasm32-wasi, clang): the SIMD128
 #                                 kernel check and the conformance suites
 #                                 through onyx.wasm under Node's WASI, then
@@ -322,7 +325,22 @@ run_target() {
   fi
   SELFTEST_DONE="$([ "$tests" = OFF ] || echo 1)" conformance "$dir" "$checker" || bad=1
   [ "$t" != aarch64 ] || clang_fp16 || bad=1
+  [[ "$t" != riscv64 && "$t" != armhf ]] || qemu_cost "$t" || bad=1
   return "$bad"
+}
+
+# The portable kernels' cost must not depend on their data on the targets
+# without SIMD, where valgrind (x86-64 only) cannot look: instructions
+# counted under qemu (bench/qemu_cost.sh), random against constant input.
+qemu_cost() {
+  local out rc=0
+  out="$(bash bench/qemu_cost.sh "$1" N=2000 2>&1)" || rc=$?
+  if [ "$rc" -ne 0 ]; then
+    printf '%s\n' "$out" | grep -E 'FAIL|error|==' | head -40
+    echo "  qemu cost FAILED: a portable kernel's instruction count depends on its data"
+    return 1
+  fi
+  echo "  qemu cost  $(grep -c '^ok ' <<<"$out") portable kernels, each the same count on random, zero and constant input"
 }
 
 # AArch64 with Clang: the FEAT_FP16 kernels (kernels_neonfp16.c, compiled
