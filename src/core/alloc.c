@@ -50,23 +50,29 @@ struct onyx__arena_block {
 
 enum { ARENA_BLOCK = 16384 };
 
-/* Bumps a fixed arena; size is already rounded up. */
+/* Bumps a fixed arena's front; size is already rounded up. */
 static void *fixed_alloc(onyx__arena *arena, size_t size) {
-  if (arena->fixed_size - arena->fixed_used < size) return NULL;
+  if (arena->fixed_size - arena->fixed_used - arena->fixed_top < size) return NULL;
   void *p = arena->fixed + arena->fixed_used;
   arena->fixed_used += size;
-  if (arena->fixed_peak < arena->fixed_used) arena->fixed_peak = arena->fixed_used;
+  if (arena->fixed_peak < arena->fixed_used + arena->fixed_top)
+    arena->fixed_peak = arena->fixed_used + arena->fixed_top;
   memset(p, 0, size);
   return p;
 }
 
-void *onyx__arena_alloc(onyx__arena *arena, size_t size) {
+/* size rounded up to the alignment of any type (at least one unit, so
+ * that each allocation is unique), or 0 on overflow. */
+static size_t round_size(size_t size) {
   size_t align = alignof(max_align_t);
-  if (size > SIZE_MAX - align) return NULL;
+  if (size > SIZE_MAX - align) return 0;
   size = (size + align - 1) & ~(align - 1);
-  if (size == 0) size = align;
-  if (arena->fixed != NULL) return fixed_alloc(arena, size);
-  onyx__arena_block *b = arena->head;
+  return size == 0 ? align : size;
+}
+
+/* Bumps the head of the block list *head, adding a block when it is full. */
+static void *heap_alloc(onyx__arena_block **head, size_t size) {
+  onyx__arena_block *b = *head;
   if (b == NULL || b->cap - b->used < size) {
     size_t cap = size > ARENA_BLOCK ? size : ARENA_BLOCK;
     if (cap > SIZE_MAX - sizeof *b) return NULL;
@@ -76,18 +82,60 @@ void *onyx__arena_alloc(onyx__arena *arena, size_t size) {
     b->cap = cap;
     /* A block made for one large request goes behind the current head so
      * that the head's remaining space is still used by later requests. */
-    if (arena->head != NULL && cap > ARENA_BLOCK) {
-      b->next = arena->head->next;
-      arena->head->next = b;
+    if (*head != NULL && cap > ARENA_BLOCK) {
+      b->next = (*head)->next;
+      (*head)->next = b;
     } else {
-      b->next = arena->head;
-      arena->head = b;
+      b->next = *head;
+      *head = b;
     }
   }
   void *p = b->data + b->used;
   b->used += size;
   memset(p, 0, size);
   return p;
+}
+
+static void free_blocks(onyx__arena_block **head) {
+  onyx__arena_block *b = *head;
+  while (b != NULL) {
+    onyx__arena_block *next = b->next;
+    onyx__free(b);
+    b = next;
+  }
+  *head = NULL;
+}
+
+void *onyx__arena_alloc(onyx__arena *arena, size_t size) {
+  size = round_size(size);
+  if (size == 0) return NULL;
+  if (arena->fixed != NULL) return fixed_alloc(arena, size);
+  return heap_alloc(&arena->head, size);
+}
+
+void *onyx__arena_temp(onyx__arena *arena, size_t size) {
+  size = round_size(size);
+  if (size == 0) return NULL;
+  if (arena->fixed == NULL) return heap_alloc(&arena->temp_head, size);
+  if (arena->fixed_size - arena->fixed_used - arena->fixed_top < size) return NULL;
+  arena->fixed_top += size;
+  if (arena->fixed_peak < arena->fixed_used + arena->fixed_top)
+    arena->fixed_peak = arena->fixed_used + arena->fixed_top;
+  /* fixed_size is a multiple of the alignment, so the top end is aligned. */
+  unsigned char *p = arena->fixed + arena->fixed_size - arena->fixed_top;
+  memset(p, 0, size);
+  return p;
+}
+
+size_t onyx__arena_temp_mark(const onyx__arena *arena) { return arena->fixed_top; }
+
+void onyx__arena_temp_reset(onyx__arena *arena, size_t mark) {
+  if (arena->fixed != NULL && mark <= arena->fixed_top) arena->fixed_top = mark;
+}
+
+void onyx__arena_temp_free(onyx__arena *arena) {
+  arena->fixed_top = 0;
+  free_blocks(&arena->temp_head);
 }
 
 char *onyx__arena_strndup(onyx__arena *arena, const char *s, size_t n) {
@@ -101,13 +149,8 @@ char *onyx__arena_strndup(onyx__arena *arena, const char *s, size_t n) {
 
 void onyx__arena_free(onyx__arena *arena) {
   arena->fixed_used = 0;
-  onyx__arena_block *b = arena->head;
-  while (b != NULL) {
-    onyx__arena_block *next = b->next;
-    onyx__free(b);
-    b = next;
-  }
-  arena->head = NULL;
+  free_blocks(&arena->head);
+  onyx__arena_temp_free(arena);
 }
 
 void *onyx__carve(unsigned char **mem, size_t *size, size_t n) {
@@ -124,7 +167,9 @@ void onyx__arena_fixed(onyx__arena *arena, void *mem, size_t size) {
   unsigned char *base = mem;
   /* An empty carve aligns the start; memory too small for that is none. */
   if (onyx__carve(&base, &size, 0) == NULL) size = 0;
-  *arena = (onyx__arena){NULL, base, size, 0, 0};
+  /* Whole units only, so that the top end (onyx__arena_temp) is aligned. */
+  size &= ~(alignof(max_align_t) - 1);
+  *arena = (onyx__arena){NULL, base, size, 0, 0, 0, NULL};
 }
 
 size_t onyx__arena_mark(const onyx__arena *arena) { return arena->fixed_used; }

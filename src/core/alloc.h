@@ -35,7 +35,11 @@ typedef struct onyx__arena {
   onyx__arena_block *head;
   unsigned char *fixed; /* the caller's memory, or NULL for heap blocks */
   size_t fixed_size, fixed_used;
-  size_t fixed_peak; /* the most of fixed_size ever used */
+  size_t fixed_peak; /* the most of fixed_size ever used, front and top together */
+  /* Temporary memory (onyx__arena_temp): a fixed arena's comes off its top
+   * end, fixed_top bytes; a heap arena's from blocks of its own. */
+  size_t fixed_top;
+  onyx__arena_block *temp_head;
 } onyx__arena;
 
 /* Returns zeroed memory aligned for any type, or NULL when out of memory.
@@ -44,6 +48,19 @@ void *onyx__arena_alloc(onyx__arena *arena, size_t size);
 /* Copies n bytes and a NUL into the arena. */
 char *onyx__arena_strndup(onyx__arena *arena, const char *s, size_t n);
 void onyx__arena_free(onyx__arena *arena);
+
+/* Zeroed memory, aligned for any type, that is kept only until
+ * onyx__arena_temp_free: what session creation needs only while building,
+ * so that a session keeps memory for its data, not for how it was built.
+ * A fixed arena takes it from its top end while kept allocations grow from
+ * the front, so giving it back leaves no hole. NULL when out of memory. */
+void *onyx__arena_temp(onyx__arena *arena, size_t size);
+/* The temporary memory in use, and giving back what was taken after such
+ * a mark (a fixed arena's; a heap arena keeps it until temp_free). */
+size_t onyx__arena_temp_mark(const onyx__arena *arena);
+void onyx__arena_temp_reset(onyx__arena *arena, size_t mark);
+/* Gives back all temporary memory. */
+void onyx__arena_temp_free(onyx__arena *arena);
 
 /* Makes *arena a fixed arena on the size bytes at mem. Bytes before the
  * first address aligned for any type are skipped. */

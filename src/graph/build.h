@@ -30,7 +30,8 @@ typedef struct onyx__name_table {
   uint64_t seed;
 } onyx__name_table;
 
-/* A table for up to max_entries names, from arena. */
+/* A table for up to max_entries names, from arena's temporary memory:
+ * names are looked up only while the session is built. */
 onyx_status onyx__names_init(onyx__name_table *t, onyx__arena *arena, size_t max_entries,
                              onyx_error *err);
 /* The slot holding name, or the empty slot where it would go. */

@@ -25,13 +25,15 @@ onyx_status onyx__plan_groups(onyx__builder *b) {
   onyx_session *s = b->s;
   size_t n = s->n_steps;
   onyx__arena *arena = &s->arena;
-  bool *whole = onyx__arena_alloc(arena, sizeof(bool) * (s->n_values + 1));
-  int32_t *producer = onyx__arena_alloc(arena, sizeof(int32_t) * (s->n_values + 1));
-  uint32_t *parent = onyx__arena_alloc(arena, sizeof(uint32_t) * (n + 1));
-  int32_t *group_of_root = onyx__arena_alloc(arena, sizeof(int32_t) * (n + 1));
-  onyx__step *sorted = onyx__arena_alloc(arena, sizeof(onyx__step) * (n + 1));
-  s->groups = onyx__arena_alloc(arena, sizeof(onyx__group) * (n + 1));
-  if (!whole || !producer || !parent || !group_of_root || !sorted || !s->groups)
+  /* The session keeps only the groups and the steps in their order; the
+   * rest is the builder's (temporary memory). */
+  bool *whole = onyx__arena_temp(arena, sizeof(bool) * s->n_values);
+  int32_t *producer = onyx__arena_temp(arena, sizeof(int32_t) * s->n_values);
+  uint32_t *parent = onyx__arena_temp(arena, sizeof(uint32_t) * n);
+  int32_t *group_of_root = onyx__arena_temp(arena, sizeof(int32_t) * n);
+  size_t *sizes = onyx__arena_temp(arena, sizeof(size_t) * n);
+  onyx__step *sorted = onyx__arena_alloc(arena, sizeof(onyx__step) * n);
+  if (!whole || !producer || !parent || !group_of_root || !sizes || !sorted)
     return onyx__fail(b->err, ONYX_OUT_OF_MEMORY, "out of memory");
 
 #ifdef ONYX_OMIT_FUSION /* the build configuration's hook: every step alone */
@@ -72,13 +74,13 @@ onyx_status onyx__plan_groups(onyx__builder *b) {
 
   /* Number the groups by their first step, then lay their steps out
    * contiguously, keeping model order inside each group. */
-  size_t *sizes = onyx__arena_alloc(arena, sizeof(size_t) * (n + 1));
-  if (sizes == NULL) return onyx__fail(b->err, ONYX_OUT_OF_MEMORY, "out of memory");
   for (size_t i = 0; i < n; i++) {
     uint32_t r = group_root(parent, (uint32_t)i);
     if (group_of_root[r] < 0) group_of_root[r] = (int32_t)s->n_groups++;
     sizes[group_of_root[r]]++;
   }
+  s->groups = onyx__arena_alloc(arena, sizeof(onyx__group) * s->n_groups);
+  if (s->groups == NULL) return onyx__fail(b->err, ONYX_OUT_OF_MEMORY, "out of memory");
   for (size_t g = 0, first = 0; g < s->n_groups; g++) {
     s->groups[g].first = (uint32_t)first;
     first += sizes[g];

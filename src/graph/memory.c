@@ -79,25 +79,26 @@ static void place_outputs(places *p, onyx__step *st, uint32_t k) {
  * place) gives them back before its outputs are placed, so a chain needs
  * one tile per worker however long it is, and memory follows the graph's
  * widest point, not its length. Other steps read their inputs while they
- * write, so those are given back after.
+ * write, so those are given back after. The tables of the plan are the
+ * builder's (temporary memory); the session keeps what it wrote into the steps.
  */
 onyx_status onyx__plan_memory(onyx__builder *b, const bool *whole) {
   onyx_session *s = b->s;
   size_t n = s->n_steps, nv = s->n_values;
   onyx__arena *arena = &s->arena;
-  uint32_t *last_use = onyx__arena_alloc(arena, sizeof(uint32_t) * (nv + 1));
-  bool *is_output = onyx__arena_alloc(arena, sizeof(bool) * (nv + 1));
+  uint32_t *last_use = onyx__arena_temp(arena, sizeof(uint32_t) * nv);
+  bool *is_output = onyx__arena_temp(arena, sizeof(bool) * nv);
   places p = {last_use,
               whole,
               is_output,
-              onyx__arena_alloc(arena, sizeof(int32_t) * (nv + 1)),
-              onyx__arena_alloc(arena, sizeof(int32_t) * (nv + 1)),
-              onyx__arena_alloc(arena, sizeof(uint32_t) * (nv + 1)),
+              onyx__arena_temp(arena, sizeof(int32_t) * nv),
+              onyx__arena_temp(arena, sizeof(int32_t) * nv),
+              onyx__arena_temp(arena, sizeof(uint32_t) * nv),
               /* A tile or buffer holds one value at a time, so a list
                * never holds more numbers than there are values (a step may
                * write many). */
-              {onyx__arena_alloc(arena, sizeof(uint32_t) * (nv + 1)), 0, 0},
-              {onyx__arena_alloc(arena, sizeof(uint32_t) * (nv + 1)), 0, 0}};
+              {onyx__arena_temp(arena, sizeof(uint32_t) * nv), 0, 0},
+              {onyx__arena_temp(arena, sizeof(uint32_t) * nv), 0, 0}};
   if (!last_use || !is_output || !p.tile_of || !p.buf_of || !p.reads || !p.tiles.free ||
       !p.bufs.free)
     return onyx__fail(b->err, ONYX_OUT_OF_MEMORY, "out of memory");

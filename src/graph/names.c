@@ -46,7 +46,7 @@ onyx_status onyx__names_init(onyx__name_table *t, onyx__arena *arena, size_t max
   }
   t->cap = cap;
   t->seed = table_seed(t);
-  t->slots = onyx__arena_alloc(arena, sizeof(onyx__name_slot) * cap);
+  t->slots = onyx__arena_temp(arena, sizeof(onyx__name_slot) * cap);
   if (t->slots == NULL) return onyx__fail(err, ONYX_OUT_OF_MEMORY, "out of memory");
   memset(t->slots, 0, sizeof(onyx__name_slot) * cap);
   return ONYX_OK;

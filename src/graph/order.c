@@ -16,13 +16,13 @@ onyx_status onyx__sort_nodes(onyx__builder *b, uint32_t **order_out) {
   const onyx__graph *g = b->g;
   size_t n = g->n_nodes;
   onyx__arena *arena = &b->s->arena;
-  uint32_t *pending = onyx__arena_alloc(arena, sizeof(uint32_t) * (n + 1));
-  uint32_t *order = onyx__arena_alloc(arena, sizeof(uint32_t) * (n + 1));
+  uint32_t *pending = onyx__arena_temp(arena, sizeof(uint32_t) * n);
+  uint32_t *order = onyx__arena_temp(arena, sizeof(uint32_t) * n);
   /* consumers of node i: edges[first[i] .. first[i+1]) (CSR layout) */
   size_t n_edges = 0;
   for (size_t i = 0; i < n; i++) n_edges += g->nodes[i].n_inputs;
-  uint32_t *first = onyx__arena_alloc(arena, sizeof(uint32_t) * (n + 2));
-  uint32_t *edges = onyx__arena_alloc(arena, sizeof(uint32_t) * (n_edges + 1));
+  uint32_t *first = onyx__arena_temp(arena, sizeof(uint32_t) * (n + 1));
+  uint32_t *edges = onyx__arena_temp(arena, sizeof(uint32_t) * n_edges);
   if (!pending || !order || !first || !edges)
     return onyx__fail(b->err, ONYX_OUT_OF_MEMORY, "out of memory");
 
@@ -45,7 +45,7 @@ onyx_status onyx__sort_nodes(onyx__builder *b, uint32_t **order_out) {
     }
   }
   for (size_t i = 0; i < n; i++) first[i + 1] += first[i];
-  uint32_t *fill = onyx__arena_alloc(arena, sizeof(uint32_t) * (n + 1));
+  uint32_t *fill = onyx__arena_temp(arena, sizeof(uint32_t) * n);
   if (fill == NULL) return onyx__fail(b->err, ONYX_OUT_OF_MEMORY, "out of memory");
   memcpy(fill, first, sizeof(uint32_t) * n);
   for (size_t i = 0; i < n; i++) {

@@ -62,7 +62,8 @@ onyx_status onyx__plan_nodes(onyx__builder *b, const uint32_t *order) {
   ONYX__TRY(index_domains(b));
   onyx_session *s = b->s;
   const onyx__graph *g = b->g;
-  s->steps = onyx__arena_alloc(&s->arena, sizeof(onyx__step) * (g->n_nodes + 1));
+  /* In model order: fusion keeps a copy in its order (onyx__plan_groups). */
+  s->steps = onyx__arena_temp(&s->arena, sizeof(onyx__step) * g->n_nodes);
   if (s->steps == NULL) return onyx__fail(b->err, ONYX_OUT_OF_MEMORY, "out of memory");
   for (size_t k = 0; k < g->n_nodes; k++) {
     size_t n = order[k];

@@ -72,7 +72,7 @@ onyx_status onyx_session_create(const onyx_model *model, const onyx_session_opti
   b.max_values = g->n_inputs + g->n_initializers;
   for (size_t i = 0; i < g->n_nodes; i++) b.max_values += g->nodes[i].n_outputs;
   onyx_status st = ONYX_OK;
-  s->values = onyx__arena_alloc(&s->arena, sizeof(onyx__value) * (b.max_values + 1));
+  s->values = onyx__arena_alloc(&s->arena, sizeof(onyx__value) * b.max_values);
   if (s->values == NULL) st = onyx__fail(err, ONYX_OUT_OF_MEMORY, "out of memory");
   if (st == ONYX_OK) st = onyx__names_init(&b.names, &s->arena, b.max_values, err);
   uint32_t *order = NULL;
@@ -82,6 +82,7 @@ onyx_status onyx_session_create(const onyx_model *model, const onyx_session_opti
   onyx__arena_or_heap_free(&s->arena, b.views);
   if (st == ONYX_OK) st = onyx__plan_outputs(&b);
   if (st == ONYX_OK) st = onyx__plan_groups(&b);
+  onyx__arena_temp_free(&s->arena); /* the names, order and plan tables */
   if (st == ONYX_OK) {
     unsigned threads = s->opts.threads ? s->opts.threads : onyx__cpu_count();
     if (s->arena.fixed != NULL) threads = 1; /* a pool would take heap memory */

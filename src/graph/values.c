@@ -88,8 +88,8 @@ static onyx_status add_inputs_and_initializers(onyx__builder *b) {
     ONYX__TRY(add_value(b, t->name, ONYX__VALUE_CONSTANT, -1, what, &vi));
     desc_from_tensor(&s->values[vi].desc, t);
   }
-  s->input_values = onyx__arena_alloc(&s->arena, sizeof(uint32_t) * (g->n_inputs + 1));
-  s->input_info = onyx__arena_alloc(&s->arena, sizeof(onyx_value_info) * (g->n_inputs + 1));
+  s->input_values = onyx__arena_alloc(&s->arena, sizeof(uint32_t) * g->n_inputs);
+  s->input_info = onyx__arena_alloc(&s->arena, sizeof(onyx_value_info) * g->n_inputs);
   if (s->input_values == NULL || s->input_info == NULL)
     return onyx__fail(b->err, ONYX_OUT_OF_MEMORY, "out of memory");
   for (size_t i = 0; i < g->n_inputs; i++) {
@@ -162,12 +162,12 @@ static onyx_status link_dims(onyx__builder *b) {
     for (size_t d = 0; d < s->input_info[i].rank; d++) named += dim_named(s, i, d);
   if (named == 0) return ONYX_OK;
   size_t row_bytes = sizeof(uint16_t) * ONYX_MAX_RANK;
-  s->dim_name = onyx__arena_alloc(&s->arena, row_bytes * (s->n_values + 1));
+  s->dim_name = onyx__arena_alloc(&s->arena, row_bytes * s->n_values);
   s->dim_names = onyx__arena_alloc(&s->arena, sizeof(const char *) * named);
   s->dim_link = onyx__arena_alloc(&s->arena, sizeof(uint32_t) * 2 * named);
   if (s->dim_name == NULL || s->dim_names == NULL || s->dim_link == NULL)
     return onyx__fail(b->err, ONYX_OUT_OF_MEMORY, "out of memory");
-  memset(s->dim_name, 0, row_bytes * (s->n_values + 1));
+  memset(s->dim_name, 0, row_bytes * s->n_values);
   onyx__name_table first; /* name -> its first dimension, input * ONYX_MAX_RANK + dim */
   ONYX__TRY(onyx__names_init(&first, &s->arena, named, b->err));
   for (size_t i = 0; i < s->n_inputs; i++) {
@@ -213,8 +213,8 @@ void onyx__dim_names_like(onyx_session *s, int32_t y, int32_t x) {
 onyx_status onyx__plan_outputs(onyx__builder *b) {
   onyx_session *s = b->s;
   const onyx__graph *g = b->g;
-  s->output_values = onyx__arena_alloc(&s->arena, sizeof(uint32_t) * (g->n_outputs + 1));
-  s->output_info = onyx__arena_alloc(&s->arena, sizeof(onyx_value_info) * (g->n_outputs + 1));
+  s->output_values = onyx__arena_alloc(&s->arena, sizeof(uint32_t) * g->n_outputs);
+  s->output_info = onyx__arena_alloc(&s->arena, sizeof(onyx_value_info) * g->n_outputs);
   if (s->output_values == NULL || s->output_info == NULL)
     return onyx__fail(b->err, ONYX_OUT_OF_MEMORY, "out of memory");
   if (g->n_outputs == 0)

@@ -301,6 +301,73 @@ static void test_size_query_out_of_memory(void **state) {
   onyx__pbw_free(&bytes);
 }
 
+/* Temporary memory: a fixed arena's comes off its top end, below the end
+ * rounded down to whole units, never meets the front, counts in the peak
+ * with it and goes back at once; neither end calls the heap. A heap
+ * arena's lives in blocks of its own (memcheck sees them freed). */
+static void test_temp_from_top(void **state) {
+  (void)state;
+  static _Alignas(max_align_t) unsigned char mem[256 + 3];
+  size_t unit = _Alignof(max_align_t);
+  onyx__arena a;
+  onyx__arena_fixed(&a, mem, sizeof mem);
+  assert_int_equal(a.fixed_size, 256);
+  unsigned long before = onyx__alloc_count();
+  unsigned char *front = onyx__arena_alloc(&a, 1);
+  unsigned char *top = onyx__arena_temp(&a, unit + 1);
+  assert_ptr_equal(front, mem);
+  assert_ptr_equal(top, mem + 256 - 2 * unit);
+  assert_int_equal(a.fixed_peak, 3 * unit);
+  size_t mark = onyx__arena_temp_mark(&a);
+  assert_non_null(onyx__arena_temp(&a, unit));
+  assert_null(onyx__arena_alloc(&a, 256 - 3 * unit + 1)); /* would meet the top */
+  onyx__arena_temp_reset(&a, mark);
+  assert_non_null(onyx__arena_alloc(&a, 256 - 3 * unit));
+  assert_null(onyx__arena_temp(&a, 1));
+  assert_int_equal(a.fixed_peak, 256);
+  onyx__arena_temp_free(&a);
+  assert_int_equal(onyx__arena_temp_mark(&a), 0);
+  assert_non_null(onyx__arena_alloc(&a, 2 * unit));
+  assert_int_equal(onyx__alloc_count(), before);
+
+  onyx__arena h = {0};
+  assert_non_null(onyx__arena_alloc(&h, 8));
+  assert_non_null(onyx__arena_temp(&h, 20000)); /* larger than a block */
+  assert_non_null(onyx__arena_temp(&h, 8));
+  assert_non_null(h.temp_head);
+  onyx__arena_temp_free(&h);
+  assert_null(h.temp_head);
+  assert_non_null(h.head);
+  assert_non_null(onyx__arena_temp(&h, 8)); /* onyx__arena_free gives back both */
+  onyx__arena_free(&h);
+  assert_null(h.head);
+  assert_null(h.temp_head);
+}
+
+/* Session creation gives its build-time tables (names, order, plans)
+ * back: nothing temporary is left in an arena session or a heap one. */
+static void test_build_tables_given_back(void **state) {
+  (void)state;
+  onyx__pbw bytes;
+  onyx_model *m = load(4, N, &bytes);
+  onyx_error err = {0};
+  static _Alignas(max_align_t) unsigned char mem[1 << 16];
+  onyx_session_options o;
+  onyx_session_options_init(&o);
+  o.arena = mem;
+  o.arena_size = sizeof mem;
+  onyx_session *s = NULL;
+  if (onyx_session_create(m, &o, &s, &err) != ONYX_OK) fail_msg("%s", err.message);
+  assert_int_equal(onyx__arena_temp_mark(&s->arena), 0);
+  assert_true(s->arena.fixed_used < s->arena.fixed_peak);
+  onyx_session_free(s);
+  if (onyx_session_create(m, NULL, &s, &err) != ONYX_OK) fail_msg("%s", err.message);
+  assert_null(s->arena.temp_head);
+  onyx_session_free(s);
+  onyx_model_free(m);
+  onyx__pbw_free(&bytes);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_exact_one_node),
@@ -309,6 +376,8 @@ int main(void) {
       cmocka_unit_test(test_registered_op_no_heap),
       cmocka_unit_test(test_deferred_payload),
       cmocka_unit_test(test_size_query_out_of_memory),
+      cmocka_unit_test(test_temp_from_top),
+      cmocka_unit_test(test_build_tables_given_back),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
