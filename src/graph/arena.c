@@ -43,7 +43,7 @@ static onyx_status zero_inputs(const onyx_session *s, onyx_tensor *in, void **da
                                onyx_error *err) {
   size_t most = 0;
   for (size_t i = 0; i < s->n_inputs; i++) {
-    const onyx_value_info *info = &s->input_info[i];
+    const onyx__value_info *info = s->input_decl[i];
     bool open = !info->has_shape;
     for (uint32_t d = 0; d < info->rank; d++) open = open || info->dims[d] < 0;
     if (open)

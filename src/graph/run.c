@@ -93,7 +93,7 @@ static onyx__run_ctx *run_ctx_new(onyx_session *s) {
 /* Checks input i against its declaration and counts its elements. */
 static onyx_status check_input(const onyx_session *s, size_t i, const onyx_tensor *t, size_t *count,
                                onyx_error *err) {
-  const onyx_value_info *info = &s->input_info[i];
+  const onyx__value_info *info = s->input_decl[i];
   if (t->dtype != info->dtype)
     return onyx__fail(err, ONYX_INPUT_TYPE, "input %zu ('%s'): type %s given, %s expected", i,
                       info->name, onyx_dtype_name(t->dtype), onyx_dtype_name(info->dtype));
@@ -128,11 +128,11 @@ static onyx_status bind_input(const onyx_session *s, size_t i, const onyx_tensor
   size_t nbytes = count * onyx__dtype_size(t->dtype);
   if (count > 0 && t->data == NULL)
     return onyx__fail(err, ONYX_INPUT_MISSING, "input %zu ('%s'): data is NULL", i,
-                      s->input_info[i].name);
+                      s->input_decl[i]->name);
   if (t->size < nbytes)
     return onyx__fail(err, ONYX_INVALID_ARGUMENT,
                       "input %zu ('%s'): size is %zu bytes; its shape needs %zu", i,
-                      s->input_info[i].name, t->size, nbytes);
+                      s->input_decl[i]->name, t->size, nbytes);
   sl->data = t->data;
   sl->dims = t->dims;
   sl->rank = t->rank;
@@ -301,9 +301,9 @@ static onyx_status prepare_run(const onyx_session *s, onyx__run_ctx *c, const on
       return onyx__fail(err, ONYX_INPUT_SHAPE,
                         "input %zu ('%s'): dimension %zu ('%s') is %lld, but input %zu ('%s') "
                         "gives '%s' the size %lld",
-                        i, s->input_info[i].name, d, s->input_info[i].dim_names[d],
-                        (long long)inputs[i].dims[d], i2, s->input_info[i2].name,
-                        s->input_info[i].dim_names[d], (long long)inputs[i2].dims[d2]);
+                        i, s->input_decl[i]->name, d, s->input_decl[i]->dim_params[d],
+                        (long long)inputs[i].dims[d], i2, s->input_decl[i2]->name,
+                        s->input_decl[i]->dim_params[d], (long long)inputs[i2].dims[d2]);
   }
   /* In step order, each step's outputs get this run's shapes. */
   for (size_t k = 0; k < s->n_steps; k++) {
@@ -329,14 +329,14 @@ static onyx_status prepare_run(const onyx_session *s, onyx__run_ctx *c, const on
     if (outputs[o].data != NULL && outputs[o].size < sl->nbytes)
       return onyx__fail(err, ONYX_BUFFER_TOO_SMALL,
                         "output %zu ('%s'): the buffer has %zu bytes; %zu are needed", o,
-                        s->output_info[o].name, outputs[o].size, sl->nbytes);
+                        s->model->graph.outputs[o].name, outputs[o].size, sl->nbytes);
   }
   for (size_t o = 0; o < s->n_outputs; o++) {
     slot *sl = &slots[s->output_values[o]];
     if (outputs[o].data == NULL && c->fixed != NULL)
       return onyx__fail(err, ONYX_INVALID_ARGUMENT,
                         "output %zu ('%s'): a session with an arena needs the caller's buffer", o,
-                        s->output_info[o].name);
+                        s->model->graph.outputs[o].name);
     if (outputs[o].data == NULL) {
       outputs[o].data = onyx__malloc(sl->nbytes ? sl->nbytes : 1);
       if (outputs[o].data == NULL)
@@ -427,7 +427,7 @@ onyx_status onyx_session_run_with(onyx_session *s, const onyx_tensor *inputs, si
                       "onyx_session_run: NULL session, inputs or outputs");
   if (n_inputs < s->n_inputs)
     return onyx__fail(err, ONYX_INPUT_MISSING, "%zu inputs given; the model takes %zu (next: '%s')",
-                      n_inputs, s->n_inputs, s->input_info[n_inputs].name);
+                      n_inputs, s->n_inputs, s->input_decl[n_inputs]->name);
   if (n_inputs > s->n_inputs)
     return onyx__fail(err, ONYX_INVALID_ARGUMENT, "%zu inputs given; the model takes %zu", n_inputs,
                       s->n_inputs);

@@ -154,7 +154,11 @@ struct onyx_session {
   _Atomic(onyx__run_ctx *) cached_ctx;
   size_t n_inputs;
   uint32_t *input_values;
-  onyx_value_info *input_info;
+  /* Each run input's declaration (a graph input that is no initializer),
+   * which runs check inputs against: the model's, not a copy, since the
+   * model outlives the session (an onyx_value_info is 208 bytes on
+   * Cortex-M3, a fifth of a 1 KB arena). */
+  const onyx__value_info **input_decl;
   /* Pairs of input dimensions (input * ONYX_MAX_RANK + dim) that share a
    * symbolic name and so must have the same size at run time: dim_link[2k]
    * must equal dim_link[2k + 1]. */
@@ -164,15 +168,14 @@ struct onyx_session {
    * that a model without any (every microcontroller model) pays nothing:
    * NULL when no input names a dimension. Else dim_name[v * ONYX_MAX_RANK
    * + d] is 0 when dimension d of value v has no name, or 1 + the index in
-   * dim_names of its name. The names are the inputs' (input_info), each
+   * dim_names of its name. The names are the inputs' (input_decl), each
    * once; a computed value's dimension has one only where it provably is
    * a dimension of that name (onyx__dim_names_like, onyx_op_set_output_dim_from). */
   uint16_t *dim_name;
   const char **dim_names;
   size_t n_dim_names;
   size_t n_outputs;
-  uint32_t *output_values;
-  onyx_value_info *output_info;
+  uint32_t *output_values; /* described on demand (onyx__output_info) */
 };
 
 /* The name indices of value v's dimensions (see onyx_session.dim_name),
@@ -183,6 +186,11 @@ static inline uint16_t *onyx__dim_name_row(const onyx_session *s, int32_t v) {
 
 /* Value y's dimensions take value x's names (y has x's shape). */
 void onyx__dim_names_like(onyx_session *s, int32_t y, int32_t x);
+/* The public description of a declaration: the model's own, or an input's
+ * (info.c). */
+void onyx__info_from_decl(onyx_value_info *info, const onyx__value_info *vi);
+/* Output o as declared with a shape, else as computed (info.c). */
+void onyx__output_info(const onyx_session *s, size_t o, onyx_value_info *info);
 /* The names of value v's dimensions 0 .. info->rank - 1 into
  * info->dim_names (info.c). */
 void onyx__value_dim_names(const onyx_session *s, int32_t v, onyx_value_info *info);

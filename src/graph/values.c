@@ -60,18 +60,6 @@ static onyx_status check_declared_type(onyx__builder *b, const onyx__value_info 
   return ONYX_OK;
 }
 
-static void info_from_value_info(onyx_value_info *info, const onyx__value_info *vi) {
-  memset(info, 0, sizeof *info);
-  info->name = vi->name;
-  info->dtype = vi->dtype;
-  info->has_shape = vi->has_shape;
-  info->rank = vi->rank;
-  for (uint32_t d = 0; d < vi->rank; d++) {
-    info->dims[d] = vi->dims[d];
-    info->dim_names[d] = vi->dim_params[d];
-  }
-}
-
 /* Graph inputs that are not initializers become run inputs; initializers
  * become constants (an initializer listed as an input is a default that
  * onyx does not let the caller override, as ONNX test layouts expect). */
@@ -89,8 +77,8 @@ static onyx_status add_inputs_and_initializers(onyx__builder *b) {
     desc_from_tensor(&s->values[vi].desc, t);
   }
   s->input_values = onyx__arena_alloc(&s->arena, sizeof(uint32_t) * g->n_inputs);
-  s->input_info = onyx__arena_alloc(&s->arena, sizeof(onyx_value_info) * g->n_inputs);
-  if (s->input_values == NULL || s->input_info == NULL)
+  s->input_decl = onyx__arena_alloc(&s->arena, sizeof *s->input_decl * g->n_inputs);
+  if (s->input_values == NULL || s->input_decl == NULL)
     return onyx__fail(b->err, ONYX_OUT_OF_MEMORY, "out of memory");
   for (size_t i = 0; i < g->n_inputs; i++) {
     const onyx__value_info *in = &g->inputs[i];
@@ -115,7 +103,7 @@ static onyx_status add_inputs_and_initializers(onyx__builder *b) {
     v->desc.rank = in->rank;
     memcpy(v->desc.dims, in->dims, sizeof v->desc.dims);
     s->input_values[s->n_inputs] = vi;
-    info_from_value_info(&s->input_info[s->n_inputs], in);
+    s->input_decl[s->n_inputs] = in;
     s->n_inputs++;
   }
   return ONYX_OK;
@@ -138,8 +126,8 @@ static onyx_status add_node_outputs(onyx__builder *b) {
 
 /* Whether dimension d of session input i has a symbolic name. */
 static bool dim_named(const onyx_session *s, size_t i, size_t d) {
-  const onyx_value_info *in = &s->input_info[i];
-  return d < in->rank && in->dim_names[d] != NULL && in->dim_names[d][0] != '\0';
+  const onyx__value_info *in = s->input_decl[i];
+  return d < in->rank && in->dim_params[d] != NULL && in->dim_params[d][0] != '\0';
 }
 
 /*
@@ -159,7 +147,7 @@ static onyx_status link_dims(onyx__builder *b) {
   onyx_session *s = b->s;
   size_t named = 0;
   for (size_t i = 0; i < s->n_inputs; i++)
-    for (size_t d = 0; d < s->input_info[i].rank; d++) named += dim_named(s, i, d);
+    for (size_t d = 0; d < s->input_decl[i]->rank; d++) named += dim_named(s, i, d);
   if (named == 0) return ONYX_OK;
   size_t row_bytes = sizeof(uint16_t) * ONYX_MAX_RANK;
   s->dim_name = onyx__arena_alloc(&s->arena, row_bytes * s->n_values);
@@ -172,9 +160,9 @@ static onyx_status link_dims(onyx__builder *b) {
   ONYX__TRY(onyx__names_init(&first, &s->arena, named, b->err));
   for (size_t i = 0; i < s->n_inputs; i++) {
     uint16_t *row = onyx__dim_name_row(s, (int32_t)s->input_values[i]);
-    for (size_t d = 0; d < s->input_info[i].rank; d++) {
+    for (size_t d = 0; d < s->input_decl[i]->rank; d++) {
       if (!dim_named(s, i, d)) continue;
-      const char *name = s->input_info[i].dim_names[d];
+      const char *name = s->input_decl[i]->dim_params[d];
       onyx__name_slot *slot = onyx__names_slot(&first, name);
       uint32_t k = (uint32_t)(i * ONYX_MAX_RANK + d);
       if (slot->key == NULL) {
@@ -214,8 +202,7 @@ onyx_status onyx__plan_outputs(onyx__builder *b) {
   onyx_session *s = b->s;
   const onyx__graph *g = b->g;
   s->output_values = onyx__arena_alloc(&s->arena, sizeof(uint32_t) * g->n_outputs);
-  s->output_info = onyx__arena_alloc(&s->arena, sizeof(onyx_value_info) * g->n_outputs);
-  if (s->output_values == NULL || s->output_info == NULL)
+  if (s->output_values == NULL)
     return onyx__fail(b->err, ONYX_OUT_OF_MEMORY, "out of memory");
   if (g->n_outputs == 0)
     return onyx__fail(b->err, ONYX_UNDEFINED_VALUE, "the graph has no outputs");
@@ -248,20 +235,6 @@ onyx_status onyx__plan_outputs(onyx__builder *b) {
                             i, out->name, k, (long long)out->dims[k], (long long)d->dims[k]);
     }
     s->output_values[i] = (uint32_t)v;
-    onyx_value_info *info = &s->output_info[i];
-    if (out->has_type && out->has_shape) {
-      info_from_value_info(info, out);
-    } else {
-      memset(info, 0, sizeof *info);
-      info->name = out->name;
-      info->dtype = d->dtype;
-      info->has_shape = d->has_shape && !d->provisional;
-      if (info->has_shape) {
-        info->rank = d->rank;
-        memcpy(info->dims, d->dims, sizeof d->dims);
-        onyx__value_dim_names(s, v, info);
-      }
-    }
   }
   s->n_outputs = g->n_outputs;
   return ONYX_OK;
