@@ -39,7 +39,9 @@ static uint32_t hash_name(const char *s, uint64_t seed) {
 
 onyx_status onyx__names_init(onyx__name_table *t, onyx__arena *arena, size_t max_entries,
                              onyx_error *err) {
-  uint32_t cap = 16;
+  /* As small as holds them at most half full: the tables are build-time
+   * memory, and a microcontroller model has a handful of names. */
+  uint32_t cap = 1;
   while (cap < 2 * max_entries + 1) {
     if (cap > UINT32_MAX / 2) return onyx__fail(err, ONYX_LIMIT, "the graph has too many names");
     cap *= 2;

@@ -16,8 +16,11 @@ onyx_status onyx__sort_nodes(onyx__builder *b, uint32_t **order_out) {
   const onyx__graph *g = b->g;
   size_t n = g->n_nodes;
   onyx__arena *arena = &b->s->arena;
-  uint32_t *pending = onyx__arena_temp(arena, sizeof(uint32_t) * n);
+  /* order is the caller's; the rest is given back here (temporary
+   * memory is a stack), before the steps are planned. */
   uint32_t *order = onyx__arena_temp(arena, sizeof(uint32_t) * n);
+  size_t mark = onyx__arena_temp_mark(arena);
+  uint32_t *pending = onyx__arena_temp(arena, sizeof(uint32_t) * n);
   /* consumers of node i: edges[first[i] .. first[i+1]) (CSR layout) */
   size_t n_edges = 0;
   for (size_t i = 0; i < n; i++) n_edges += g->nodes[i].n_inputs;
@@ -71,6 +74,7 @@ onyx_status onyx__sort_nodes(onyx__builder *b, uint32_t **order_out) {
         return onyx__fail(b->err, ONYX_CYCLE, "%s is part of a cycle",
                           onyx__node_label(&g->nodes[i], i, 0, 0, label, sizeof label));
   }
+  onyx__arena_temp_reset(arena, mark);
   *order_out = order;
   return ONYX_OK;
 }

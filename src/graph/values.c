@@ -202,8 +202,7 @@ onyx_status onyx__plan_outputs(onyx__builder *b) {
   onyx_session *s = b->s;
   const onyx__graph *g = b->g;
   s->output_values = onyx__arena_alloc(&s->arena, sizeof(uint32_t) * g->n_outputs);
-  if (s->output_values == NULL)
-    return onyx__fail(b->err, ONYX_OUT_OF_MEMORY, "out of memory");
+  if (s->output_values == NULL) return onyx__fail(b->err, ONYX_OUT_OF_MEMORY, "out of memory");
   if (g->n_outputs == 0)
     return onyx__fail(b->err, ONYX_UNDEFINED_VALUE, "the graph has no outputs");
   for (size_t i = 0; i < g->n_outputs; i++) {
