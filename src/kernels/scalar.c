@@ -499,6 +499,29 @@ typedef struct onyx__rnd_uint32_t {
   uint32_t m, inc;
 } onyx__rnd_uint32_t;
 
+/*
+ * A build for size (-Os, -Oz: microcontroller firmware, the page's wasm
+ * module) computes each entry from the exponent instead, the same masks
+ * by the same formula, so that no 3.1 KiB of tables ride along: a
+ * Cortex-M3 firmware that runs one Ceil on float spends 2 KiB of its
+ * 16 KB budget on the float table otherwise. ONYX_RND_TABLES=0 or 1
+ * chooses either way (tests build both).
+ */
+#ifndef ONYX_RND_TABLES
+#if defined(__OPTIMIZE_SIZE__)
+#define ONYX_RND_TABLES 0
+#else
+#define ONYX_RND_TABLES 1
+#endif
+#endif
+/* X(short name, bit type, mantissa bits, largest exponent, infinity,
+ * quiet bit, exponent bias, one) */
+#define ONYX__RND_FORMATS(X)                                 \
+  X(f16, uint16_t, 10, 31u, 0x7c00u, 0x0200u, 15, 0x3c00u)   \
+  X(bf16, uint16_t, 7, 255u, 0x7f80u, 0x0040u, 127, 0x3f80u) \
+  X(f32, uint32_t, 23, 255u, 0x7f800000u, 0x00400000u, 127, 0x3f800000u)
+
+#if ONYX_RND_TABLES
 #define ONYX__F16_ENTRY(e)  ONYX__RND_ENTRY(uint16_t, 10, 15, 0x3c00u, e)
 #define ONYX__BF16_ENTRY(e) ONYX__RND_ENTRY(uint16_t, 7, 127, 0x3f80u, e)
 #define ONYX__F32_ENTRY(e)  ONYX__RND_ENTRY(uint32_t, 23, 127, 0x3f800000u, e)
@@ -507,16 +530,19 @@ static const onyx__rnd_uint16_t onyx__rnd_bf16[256] = {ONYX__R128(ONYX__BF16_ENT
                                                            ONYX__R128(ONYX__BF16_ENTRY, 128)};
 static const onyx__rnd_uint32_t onyx__rnd_f32[256] = {ONYX__R128(ONYX__F32_ENTRY, 0)
                                                           ONYX__R128(ONYX__F32_ENTRY, 128)};
+#define ONYX__RND_LOOKUP(tn, U, MB, EMAX, BIAS, ONE, u, out) \
+  const onyx__rnd_##U out = onyx__rnd_##tn[((u) >> (MB)) & (EMAX)]
+#else
+#define ONYX__RND_LOOKUP(tn, U, MB, EMAX, BIAS, ONE, u, out)   \
+  const unsigned out##_e = (unsigned)(((u) >> (MB)) & (EMAX)); \
+  const U out##_m = ONYX__RND_M(U, MB, BIAS, out##_e);         \
+  const onyx__rnd_##U out = {out##_m, out##_e < (BIAS) ? (U)(ONE) : (U)(out##_m + 1u)}
+#endif
 
-/* X(short name, bit type, mantissa bits, largest exponent, infinity, quiet bit) */
-#define ONYX__RND_FORMATS(X)                   \
-  X(f16, uint16_t, 10, 31u, 0x7c00u, 0x0200u)  \
-  X(bf16, uint16_t, 7, 255u, 0x7f80u, 0x0040u) \
-  X(f32, uint32_t, 23, 255u, 0x7f800000u, 0x00400000u)
-
-#define ONYX__RND_KERNEL(tn, U, MB, EMAX, INF, QUIET, op, neg)                             \
+#define ONYX__RND_KERNEL(tn, U, MB, EMAX, INF, QUIET, BIAS, ONE, op, neg)                  \
   static inline U onyx__##op##_bits_##tn(U u, const void *q) {                             \
-    const onyx__rnd_##U *e = &onyx__rnd_##tn[(u >> (MB)) & (EMAX)];                        \
+    ONYX__RND_LOOKUP(tn, U, MB, EMAX, BIAS, ONE, u, ent);                                  \
+    const onyx__rnd_##U *e = &ent;                                                         \
     const U f = (U)(u & e->m), sign = (U)(u >> (sizeof(U) * 8 - 1));                       \
     const U r = (U)((U)(u ^ f) + (U)(e->inc & ONYX__MASK(U, (f != 0) & (sign == (neg))))); \
     const U a = (U)(u & (U)((U)(INF) | (U)((U)(INF)-1u)));                                 \
@@ -528,9 +554,9 @@ static const onyx__rnd_uint32_t onyx__rnd_f32[256] = {ONYX__R128(ONYX__F32_ENTRY
     (void)params;                                                                          \
     ONYX__LOOP(U, n, x, y, onyx__##op##_bits_##tn, NULL);                                  \
   }
-#define ONYX__RND_KERNELS(tn, U, MB, EMAX, INF, QUIET)    \
-  ONYX__RND_KERNEL(tn, U, MB, EMAX, INF, QUIET, ceil, 0u) \
-  ONYX__RND_KERNEL(tn, U, MB, EMAX, INF, QUIET, floor, 1u)
+#define ONYX__RND_KERNELS(tn, U, MB, EMAX, INF, QUIET, BIAS, ONE)    \
+  ONYX__RND_KERNEL(tn, U, MB, EMAX, INF, QUIET, BIAS, ONE, ceil, 0u) \
+  ONYX__RND_KERNEL(tn, U, MB, EMAX, INF, QUIET, BIAS, ONE, floor, 1u)
 ONYX__RND_FORMATS(ONYX__RND_KERNELS)
 
 /* ---- double Ceil and Floor on bit patterns --------------------------------- */
