@@ -193,8 +193,9 @@ echo "goals (docs/embedded.md): one Ceil at most 16384 bytes added with -flto:" 
 # come down to: more is a regression, and fails; the goal is 16,384.
 # Lower it when the image shrinks. (19,768 at 6842944; 18,448 since the
 # reduced reader: attributes, metadata and tensor types by configuration;
-# 18,112 with the session's tables sized by the model.)
-added_most=18112
+# 18,112 with the session's tables sized by the model; 16,072 with the
+# rounding entries computed, not tabled, in a build for size.)
+added_most=16072
 if [ "$added_ceil_float" -gt "$added_most" ]; then
   echo "baremetal.sh: the one-Ceil image (-flto) grew to $added_ceil_float bytes added" \
     "(at most $added_most)" >&2
