@@ -22,6 +22,7 @@
 #include "config/config.h"
 #include "core/half.h"
 #include "kernels/kernels.h"
+#include "os/compiler.h"
 
 /* The computing types, named like the onyx__kparams members that hold
  * each class's Clip bounds, so that a macro can paste one name for both. */
@@ -125,15 +126,11 @@ typedef uint64_t onyx__c_u64;
 #define ONYX__MASK(U, c) ((U)0 - (U)(c))
 
 /*
- * Hides a value from the optimizer, so that it is kept in a register: gcc
- * otherwise loads Sign's constants 1 and -1 afresh for every element (8.5
- * instructions per element for Sign int32 against 6.6, gcc 12 -O3 x86-64).
+ * ONYX__OPAQUE (os/compiler.h) hides a value from the optimizer, so that it
+ * is kept in a register: gcc otherwise loads Sign's constants 1 and -1
+ * afresh for every element (8.5 instructions per element for Sign int32
+ * against 6.6, gcc 12 -O3 x86-64).
  */
-#if defined(__GNUC__)
-#define ONYX__OPAQUE(v) __asm__("" : "+r"(v))
-#else
-#define ONYX__OPAQUE(v) ((void)(v))
-#endif
 
 /*
  * c ? a : b on values of an integer type U, without a branch. RISC-V

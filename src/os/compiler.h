@@ -65,4 +65,13 @@ static inline uint64_t onyx__x86_xgetbv0(void) {
 }
 #endif
 
+/* ONYX__OPAQUE(v): v, as a value the optimizer cannot see through, so it
+ * neither folds nor rematerializes it (an empty asm that claims to change
+ * v in a register); nothing where the compiler has no such asm. */
+#if defined(__GNUC__) || defined(__clang__)
+#define ONYX__OPAQUE(v) __asm__("" : "+r"(v))
+#else
+#define ONYX__OPAQUE(v) ((void)(v))
+#endif
+
 #endif
