@@ -160,7 +160,10 @@ static inline uint64_t onyx__sel(int c, uint64_t a, uint64_t b) {
  * precision (15.25 against 17.5 instructions an element on the bit
  * pattern, x86-64). Soft-float cores would call a library routine per
  * compare (double's on single-precision-only ones, Cortex-M4F), and
- * RISC-V branches on each float select: they run the bit forms below.
+ * RISC-V branches on each float select: they run the bit forms below. So
+ * does 32-bit x86: its calling convention returns a float or double on
+ * the x87 stack, and the load quiets a signalling NaN that Sign must
+ * return as it is (seen with -mfpmath=sse too).
  */
 #define ONYX__NATIVE_SIGN_KERNEL(tn, T)                                    \
   static inline T onyx__sign_elem_##tn(T x, const void *q) {               \
@@ -173,7 +176,7 @@ static inline uint64_t onyx__sel(int c, uint64_t a, uint64_t b) {
     (void)params;                                                          \
     ONYX__LOOP(T, n, x, y, onyx__sign_elem_##tn, NULL);                    \
   }
-#if !defined(__riscv) && !defined(__SOFTFP__)
+#if !defined(__riscv) && !defined(__SOFTFP__) && !defined(__i386__)
 #define ONYX__NATIVE_SIGN_F32 1
 #else
 #define ONYX__NATIVE_SIGN_F32 0
