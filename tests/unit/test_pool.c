@@ -127,7 +127,11 @@ static int child_runs(onyx__pool *p) {
   alarm(20);
   static job j;
   int helped = 0;
-  for (int r = 0; r < 50 && !helped; r++) {
+  /* Until a worker other than the caller has taken a task: on a loaded
+   * machine the restarted threads may not be scheduled for a while, and
+   * 50 rounds (a few ms) once went by without them in CI, on 2 busy
+   * cores. Each round is well under a millisecond; the alarm bounds all. */
+  for (int r = 0; r < 20000 && !helped; r++) {
     memset(&j, 0, sizeof j);
     for (unsigned w = 0; w < 8; w++) atomic_store(&ran_on[w], 0);
     j.workers = onyx__pool_size(p);
