@@ -4,6 +4,35 @@
 
 #include "core/error.h"
 
+/* Starts group g with step st: the value its tiles run over (x) and that
+ * value's element size. */
+static void group_start(const onyx_session *s, onyx__group *g, const onyx__step *st) {
+  g->x = st->prep.kernel != NULL ? (uint32_t)st->in[0] : onyx__step_y(st);
+  g->elem = (uint32_t)onyx_dtype_size(s->values[g->x].desc.dtype);
+}
+
+#ifdef ONYX_OMIT_FUSION /* the build configuration's hook */
+/* Without fusion, every step is a group of its own, in model order, and
+ * every value is written whole: what the planner below makes when it
+ * turns fusion off, without its tables. */
+onyx_status onyx__plan_groups(onyx__builder *b) {
+  onyx_session *s = b->s;
+  size_t n = s->n_steps;
+  bool *whole = onyx__arena_temp(&s->arena, sizeof(bool) * s->n_values);
+  onyx__step *kept = onyx__arena_alloc(&s->arena, sizeof(onyx__step) * n);
+  s->groups = onyx__arena_alloc(&s->arena, sizeof(onyx__group) * n);
+  if (!whole || !kept || !s->groups) return onyx__fail(b->err, ONYX_OUT_OF_MEMORY, "out of memory");
+  for (size_t v = 0; v < s->n_values; v++) whole[v] = true;
+  for (size_t i = 0; i < n; i++) {
+    kept[i] = s->steps[i];
+    s->groups[i] = (onyx__group){(uint32_t)i, 1, 0, 0};
+    group_start(s, &s->groups[i], &kept[i]);
+  }
+  s->n_groups = n;
+  s->steps = kept;
+  return onyx__plan_memory(b, whole);
+}
+#else
 static uint32_t group_root(uint32_t *parent, uint32_t i) {
   while (parent[i] != i) i = parent[i] = parent[parent[i]];
   return i;
@@ -36,11 +65,7 @@ onyx_status onyx__plan_groups(onyx__builder *b) {
   if (!whole || !producer || !parent || !group_of_root || !sizes || !sorted)
     return onyx__fail(b->err, ONYX_OUT_OF_MEMORY, "out of memory");
 
-#ifdef ONYX_OMIT_FUSION /* the build configuration's hook: every step alone */
-  bool fuse = false;
-#else
   bool fuse = true;
-#endif
   for (size_t v = 0; v < s->n_values; v++) producer[v] = -1;
   for (size_t i = 0; i < n; i++)
     for (uint32_t k = 0; k < s->steps[i].n_out; k++)
@@ -87,14 +112,11 @@ onyx_status onyx__plan_groups(onyx__builder *b) {
   }
   for (size_t i = 0; i < n; i++) {
     onyx__group *g = &s->groups[group_of_root[group_root(parent, (uint32_t)i)]];
-    if (g->n_steps == 0) {
-      const onyx__step *st = &s->steps[i];
-      g->x = st->prep.kernel != NULL ? (uint32_t)st->in[0] : onyx__step_y(st);
-      g->elem = (uint32_t)onyx_dtype_size(s->values[g->x].desc.dtype);
-    }
+    if (g->n_steps == 0) group_start(s, g, &s->steps[i]);
     sorted[g->first + g->n_steps++] = s->steps[i];
   }
   s->steps = sorted;
 
   return onyx__plan_memory(b, whole);
 }
+#endif
