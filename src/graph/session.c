@@ -83,6 +83,11 @@ onyx_status onyx_session_create(const onyx_model *model, const onyx_session_opti
   if (st == ONYX_OK) st = onyx__plan_outputs(&b);
   if (st == ONYX_OK) st = onyx__plan_groups(&b);
   onyx__arena_temp_free(&s->arena); /* the names, order and plan tables */
+  /* A build without threads has one worker, the caller: no CPU count to
+   * ask the system for (sysconf is 117 bytes of onyx-lib.wasm). */
+#if defined(ONYX_NO_THREADS)
+  s->opts.threads = s->workers = 1;
+#else
   if (st == ONYX_OK) {
     unsigned threads = s->opts.threads ? s->opts.threads : onyx__cpu_count();
     if (s->arena.fixed != NULL) threads = 1; /* a pool would take heap memory */
@@ -91,6 +96,7 @@ onyx_status onyx_session_create(const onyx_model *model, const onyx_session_opti
     if (threads > 1) st = onyx__pool_create(threads, &s->pool, err);
     s->workers = onyx__pool_size(s->pool);
   }
+#endif
   if (st == ONYX_OK && s->arena.fixed != NULL) st = onyx__run_ctx_attach(s, err);
   if (st != ONYX_OK) {
     onyx__session_arena_note(s, st, err);
