@@ -10,6 +10,7 @@
 #include "core/error.h"
 #include "graph/custom.h"
 
+#ifndef ONYX_OMIT_CUSTOM_OPS /* the domains are indexed for registered operators only */
 /* Makes b->domains, so that a node's domain version costs a probe, not a
  * search of the imports (K imports x N nodes took 8.3 s for a 2.1 MB
  * model). The first import of a domain wins, as the search found it. */
@@ -31,6 +32,7 @@ static int64_t node_domain_version(const onyx__builder *b, const onyx__node *nod
   int32_t i = onyx__names_find(&b->domains, node->domain);
   return i >= 0 ? b->m->opsets[i].version : 0;
 }
+#endif
 
 /* Step st for node n: its inputs and outputs by value, no buffers yet. */
 static onyx_status step_io(onyx__builder *b, size_t n, onyx__step *st) {
@@ -59,7 +61,9 @@ static onyx_status step_io(onyx__builder *b, size_t n, onyx__step *st) {
  * its domain, op type and the domain's version match (onyx__custom_lookup),
  * else onyx's own op does. Either plan fills the same step. */
 onyx_status onyx__plan_nodes(onyx__builder *b, const uint32_t *order) {
+#ifndef ONYX_OMIT_CUSTOM_OPS
   ONYX__TRY(index_domains(b));
+#endif
   onyx_session *s = b->s;
   const onyx__graph *g = b->g;
   /* In model order: fusion keeps a copy in its order (onyx__plan_groups). */
@@ -67,15 +71,16 @@ onyx_status onyx__plan_nodes(onyx__builder *b, const uint32_t *order) {
   if (s->steps == NULL) return onyx__fail(b->err, ONYX_OUT_OF_MEMORY, "out of memory");
   for (size_t k = 0; k < g->n_nodes; k++) {
     size_t n = order[k];
-    const onyx__node *node = &g->nodes[n];
     onyx__step *st = &s->steps[s->n_steps];
     ONYX__TRY(step_io(b, n, st));
     const onyx__custom_entry *custom = NULL;
     int64_t opset = 0;
+#ifndef ONYX_OMIT_CUSTOM_OPS /* else no registry serves a node (custom.h) */
     if (s->opts.ops != NULL) {
-      opset = node_domain_version(b, node);
-      custom = onyx__custom_lookup(s->opts.ops, node, opset);
+      opset = node_domain_version(b, &g->nodes[n]);
+      custom = onyx__custom_lookup(s->opts.ops, &g->nodes[n], opset);
     }
+#endif
     if (custom != NULL)
       ONYX__TRY(onyx__custom_plan(s, custom, opset, st, &b->views, b->err));
     else
