@@ -50,7 +50,7 @@ static void place_outputs(places *p, onyx__step *st, uint32_t k) {
     if (y < 0 || p->is_output[y]) continue;
     bool reuse =
         st->in_place == ONYX__IN_PLACE_SAME && x >= 0 && p->last_use[x] == k && p->reads[x] == 1;
-    if (p->whole[y]) {
+    if (!ONYX__FUSES || p->whole[y]) {
       if (reuse && p->buf_of[x] >= 0) {
         p->buf_of[y] = p->buf_of[x];
         p->buf_of[x] = -1;

@@ -160,7 +160,7 @@ static void run_range(const group_job *j, size_t begin, size_t end, unsigned wor
   onyx__run_ctx *c = j->c;
   const onyx__step *steps = &s->steps[g->first];
   size_t elem = g->elem;
-  if (g->n_steps == 1 && steps[0].sy < 0) {
+  if (!ONYX__FUSES || (g->n_steps == 1 && steps[0].sy < 0)) {
     /* A single step needs no tiles: one kernel call over the whole range
      * lets the kernel choose streaming stores for large outputs. */
     steps[0].prep.kernel(end - begin, at(&c->slots[steps[0].in[0]], elem, begin),

@@ -86,6 +86,15 @@ typedef struct onyx__group {
   uint32_t elem;           /* bytes per element (one type runs through a group) */
 } onyx__group;
 
+/* 0 in a build that leaves fusion out (!onyx_omit;fusion): there every
+ * group is one step and every value is written whole (fusion.c), so the
+ * planner and the run loop drop their tile paths. */
+#ifdef ONYX_OMIT_FUSION
+#define ONYX__FUSES 0
+#else
+#define ONYX__FUSES 1
+#endif
+
 /* Elements per scratch tile: 16 KiB of the widest type
  * (ONYX__MAX_DTYPE_SIZE), so a few streams of a fused chain stay in the
  * L1/L2 caches. A microcontroller (ONYX_PLATFORM=none) has no such caches
