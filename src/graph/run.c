@@ -201,7 +201,11 @@ static void run_group(const onyx_session *s, const onyx__group *g, onyx__run_ctx
   group_job j = {s, g, c, c->slots[g->x].count, 0};
   if (j.count == 0) return;
   size_t elem = g->elem;
+#if defined(ONYX_NO_THREADS)
+  unsigned workers = 1; /* the caller (session.c) */
+#else
   unsigned workers = s->workers;
+#endif
   if (workers == 1 || j.count * elem * 2 < PARALLEL_MIN_BYTES) {
     run_range(&j, 0, j.count, 0);
     return;
