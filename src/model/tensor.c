@@ -116,10 +116,15 @@ onyx_status onyx__shape_count(const int64_t *dims, uint32_t rank, size_t *count,
     /* Each dimension is bounded on its own too, so that a zero elsewhere in
      * the shape cannot hide a dimension no stride computation can hold. */
     uint64_t d = (uint64_t)dims[i];
-    /* A checked multiply rather than max / c: it is on every run's path,
-     * and a 64-bit division costs more than the rest of the check. */
-    uint64_t p = 0;
-    if (d > max || onyx__mul_overflow_u64(c, d, &p) || p > max) {
+    /* No division (it is on every run's path, and a 64-bit division costs
+     * more than the rest of the check) and no overflow-checked multiply
+     * (a 128-bit product, libgcc's __multi3 on 32-bit targets and wasm):
+     * c and d are at most 2^40, so when one is under 2^24 their product
+     * fits 64 bits, and when neither is it is at least 2^48, over max. */
+    _Static_assert(ONYX__MAX_ELEMENTS <= (INT64_C(1) << 40), "c * d must fit 64 bits");
+    uint64_t p = c * d;
+    bool both_large = c >= (UINT64_C(1) << 24) && d >= (UINT64_C(1) << 24);
+    if (d > max || both_large || p > max) {
       char shape[400];
       format_shape(dims, rank, shape, sizeof shape);
       return onyx__fail(err, ONYX_LIMIT, "shape %s has more than %lld elements", shape,
