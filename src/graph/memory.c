@@ -30,7 +30,7 @@ typedef struct places {
 /* Gives back the tile and buffer of value v when step k is its last use. */
 static void release(places *p, uint32_t k, int32_t v) {
   if (v < 0 || p->last_use[v] != k) return;
-  give(&p->tiles, p->tile_of[v]);
+  if (ONYX__FUSES) give(&p->tiles, p->tile_of[v]);
   give(&p->bufs, p->buf_of[v]);
   p->tile_of[v] = p->buf_of[v] = -1;
 }
@@ -120,12 +120,12 @@ onyx_status onyx__plan_memory(onyx__builder *b, const bool *whole) {
     p.tiles.n_free = p.tiles.made = 0; /* tiles are reused from group to group */
     for (uint32_t k = s->groups[g].first; k < s->groups[g].first + s->groups[g].n_steps; k++) {
       onyx__step *st = &s->steps[k];
-      if (st->n_in > 0 && st->in[0] >= 0) st->sx = p.tile_of[st->in[0]];
+      if (ONYX__FUSES && st->n_in > 0 && st->in[0] >= 0) st->sx = p.tile_of[st->in[0]];
       if (st->in_place == ONYX__IN_PLACE_ANY)
         for (uint32_t i = 0; i < st->n_in; i++) release(&p, k, st->in[i]);
       place_outputs(&p, st, k);
       for (uint32_t i = 0; i < st->n_in; i++) release(&p, k, st->in[i]);
-      if (st->out[0] >= 0) st->sy = p.tile_of[st->out[0]];
+      if (ONYX__FUSES && st->out[0] >= 0) st->sy = p.tile_of[st->out[0]];
       for (uint32_t o = 0; o < st->n_out; o++) release(&p, k, st->out[o]);
     }
     if (p.tiles.made > s->n_scratch) s->n_scratch = p.tiles.made;

@@ -63,7 +63,7 @@ static onyx__run_ctx *run_ctx_new(onyx_session *s) {
   c->capacity = onyx__arena_or_heap_calloc(a, s->n_buffers + 1, sizeof *c->capacity);
   c->need = onyx__arena_or_heap_calloc(a, s->n_buffers + 1, sizeof *c->need);
   c->params = onyx__arena_or_heap_calloc(a, s->n_steps + 1, sizeof *c->params);
-  c->scratch_stride = (size_t)s->n_scratch * ONYX__TILE_BYTES;
+  c->scratch_stride = ONYX__FUSES ? (size_t)s->n_scratch * ONYX__TILE_BYTES : 0;
   if (c->scratch_stride > 0)
     c->scratch = onyx__arena_or_heap_calloc(a, c->scratch_stride, s->workers);
   if (s->views) c->views = onyx__arena_or_heap_calloc(a, s->n_values + 1, sizeof *c->views);
