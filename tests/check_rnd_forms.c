@@ -1,18 +1,21 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The portable Ceil and Floor of float, float16 and bfloat16 read their
- * per-exponent masks from tables, except in a build for size
- * (__OPTIMIZE_SIZE__: firmware, the page's wasm module), which computes
- * them (src/kernels/scalar.c, ONYX_RND_TABLES). This build has the table
- * form in the library; the computed form is compiled here from the same
- * file, and both must give the same bits on every pattern: all 65,536 of
- * each half and all 2^32 of float, NaN payloads included.
+ * The portable Ceil and Floor of float, float16 and bfloat16 have three
+ * forms (src/kernels/scalar.c): masks per exponent read from tables
+ * (ONYX_RND_TABLES), the same masks computed from the exponent (a build
+ * for size: firmware, the page's wasm module), and, where the compiler
+ * vectorizes, arithmetic for float, bfloat16 and double (ONYX_RND_ARITH).
+ * The library here has the tables or the arithmetic; the computed bit form
+ * is compiled here from the same file, and both must give the same bits
+ * on every pattern: all 65,536 of each half and all 2^32 of float, NaN
+ * payloads included.
  *
  *   check_rnd_forms           prints one line per (op, type); exit 1 on a difference
  *
  * About a minute on one core of a 2-core AMD EPYC, most of it float's.
  */
 #define ONYX_RND_TABLES      0
+#define ONYX_RND_ARITH       0
 #define onyx__kernels_scalar onyx__kernels_scalar_computed
 #define onyx__clip_params    onyx__clip_params_computed
 #include "kernels/scalar.c"

@@ -15,6 +15,7 @@
  * turn into branch-free selects. Element-aligned buffers are read and
  * written as arrays, four elements a step.
  */
+#include <float.h>
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
@@ -514,6 +515,14 @@ typedef struct onyx__rnd_uint32_t {
 #define ONYX_RND_TABLES 1
 #endif
 #endif
+/* The arithmetic form below; float.h's FLT_EVAL_METHOD tells. */
+#ifndef ONYX_RND_ARITH
+#if !ONYX__PORTABLE_SWAR && defined(FLT_EVAL_METHOD) && FLT_EVAL_METHOD == 0
+#define ONYX_RND_ARITH 1
+#else
+#define ONYX_RND_ARITH 0
+#endif
+#endif
 /* X(short name, bit type, mantissa bits, largest exponent, infinity,
  * quiet bit, exponent bias, one) */
 #define ONYX__RND_FORMATS(X)                                 \
@@ -526,10 +535,12 @@ typedef struct onyx__rnd_uint32_t {
 #define ONYX__BF16_ENTRY(e) ONYX__RND_ENTRY(uint16_t, 7, 127, 0x3f80u, e)
 #define ONYX__F32_ENTRY(e)  ONYX__RND_ENTRY(uint32_t, 23, 127, 0x3f800000u, e)
 static const onyx__rnd_uint16_t onyx__rnd_f16[32] = {ONYX__R32(ONYX__F16_ENTRY, 0)};
+#if !ONYX_RND_ARITH
 static const onyx__rnd_uint16_t onyx__rnd_bf16[256] = {ONYX__R128(ONYX__BF16_ENTRY, 0)
                                                            ONYX__R128(ONYX__BF16_ENTRY, 128)};
 static const onyx__rnd_uint32_t onyx__rnd_f32[256] = {ONYX__R128(ONYX__F32_ENTRY, 0)
                                                           ONYX__R128(ONYX__F32_ENTRY, 128)};
+#endif
 #define ONYX__RND_LOOKUP(tn, U, MB, EMAX, BIAS, ONE, u, out) \
   const onyx__rnd_##U out = onyx__rnd_##tn[((u) >> (MB)) & (EMAX)]
 #else
@@ -557,7 +568,83 @@ static const onyx__rnd_uint32_t onyx__rnd_f32[256] = {ONYX__R128(ONYX__F32_ENTRY
 #define ONYX__RND_KERNELS(tn, U, MB, EMAX, INF, QUIET, BIAS, ONE)    \
   ONYX__RND_KERNEL(tn, U, MB, EMAX, INF, QUIET, BIAS, ONE, ceil, 0u) \
   ONYX__RND_KERNEL(tn, U, MB, EMAX, INF, QUIET, BIAS, ONE, floor, 1u)
+
+/*
+ * Where the compiler vectorizes (no word forms: SSE2, NEON, SIMD128) and
+ * computes floats in their own type (FLT_EVAL_METHOD 0: not x87), float,
+ * bfloat16 and double round by arithmetic instead, which vectorizes where
+ * the table lookup (a gather) does not: Ceil float 7.4 GB/s with the
+ * table, ONYX_ISA=scalar, 1e5 elements, x86-64. ONYX_RND_ARITH=0 or 1
+ * chooses (tests/check_rnd_forms.c compares the forms on every pattern).
+ * For |x| < 2^M (M the mantissa bits), (x + c) - c with c = 2^M carrying
+ * x's sign is x rounded to an integer in the default rounding mode (which
+ * onyx's float kernels assume, as they assume no flush to zero), and one
+ * step up where that lies below x gives Ceil; x's sign (ceil(-0.5) is -0)
+ * completes it. Floor is -ceil(-x), on the sign bit. Any other x (from
+ * 2^M on, infinity, NaN) enters the arithmetic as 0 and comes out as
+ * itself, a NaN quieted, on its bits, so no float operation sees a NaN.
+ * The masks come from integer subtractions, which SSE2 vectorizes for
+ * 64-bit lanes where it has no 64-bit compare. bfloat16 runs float's
+ * arithmetic on its upper half: the results are bfloat16 values, so the
+ * low half stays zero.
+ */
+#if ONYX_RND_ARITH
+/* All ones where d, as a signed number, is negative. */
+#define ONYX__NEG_MASK(B, d) ((B)0 - (B)((B)(d) >> (sizeof(B) * 8 - 1)))
+/* X(short name, float type, bit type, sign, 2^M, infinity, quiet bit) */
+#define ONYX__RND_ARITH_FORMATS(X)                                                     \
+  X(f32, float, uint32_t, 0x80000000u, 0x4b000000u, 0x7f800000u, 0x00400000u)          \
+  X(f64, double, uint64_t, UINT64_C(0x8000000000000000), UINT64_C(0x4330000000000000), \
+    UINT64_C(0x7ff0000000000000), UINT64_C(0x0008000000000000))
+#define ONYX__RND_ARITH_CEIL(tn, F, B, S, BIG, INF, QUIET)     \
+  static inline B onyx__ceil_arith_##tn(B u) {                 \
+    const B ab = u & (B) ~(B)(S);                              \
+    const B small = ONYX__NEG_MASK(B, ab - (B)(BIG));          \
+    const B nan = ONYX__NEG_MASK(B, (B)(INF)-ab);              \
+    const B w = u & small, cb = (B)(BIG) | (u & (B)(S));       \
+    F v, c, r;                                                 \
+    B rb;                                                      \
+    memcpy(&v, &w, sizeof v);                                  \
+    memcpy(&c, &cb, sizeof c);                                 \
+    r = (v + c) - c;                                           \
+    r = r + (r < v ? (F)1 : (F)0);                             \
+    memcpy(&rb, &r, sizeof rb);                                \
+    return rb | (u & (B)(~small | (B)(S))) | ((B)(QUIET)&nan); \
+  }                                                            \
+  static inline B onyx__ceil_bits_##tn(B u, const void *q) {   \
+    (void)q;                                                   \
+    return onyx__ceil_arith_##tn(u);                           \
+  }                                                            \
+  static inline B onyx__floor_bits_##tn(B u, const void *q) {  \
+    (void)q;                                                   \
+    return onyx__ceil_arith_##tn(u ^ (B)(S)) ^ (B)(S);         \
+  }
+ONYX__RND_ARITH_FORMATS(ONYX__RND_ARITH_CEIL)
+/* bfloat16 as float's upper half. */
+static inline uint16_t onyx__ceil_bits_bf16(uint16_t u, const void *q) {
+  return (uint16_t)(onyx__ceil_bits_f32((uint32_t)u << 16, q) >> 16);
+}
+static inline uint16_t onyx__floor_bits_bf16(uint16_t u, const void *q) {
+  return (uint16_t)(onyx__floor_bits_f32((uint32_t)u << 16, q) >> 16);
+}
+#define ONYX__RND_ARITH_LOOPS(X) X(f32, uint32_t) X(f64, uint64_t) X(bf16, uint16_t)
+#define ONYX__RND_ARITH_LOOP(tn, U)                                         \
+  static void onyx__##tn##_vceil__scalar(size_t n, const void *x, void *y,  \
+                                         const onyx__kparams *params) {     \
+    (void)params;                                                           \
+    ONYX__LOOP(U, n, x, y, onyx__ceil_bits_##tn, NULL);                     \
+  }                                                                         \
+  static void onyx__##tn##_vfloor__scalar(size_t n, const void *x, void *y, \
+                                          const onyx__kparams *params) {    \
+    (void)params;                                                           \
+    ONYX__LOOP(U, n, x, y, onyx__floor_bits_##tn, NULL);                    \
+  }
+ONYX__RND_ARITH_LOOPS(ONYX__RND_ARITH_LOOP)
+/* float16 keeps the table: its halves would widen through float32. */
+ONYX__RND_KERNELS(f16, uint16_t, 10, 31u, 0x7c00u, 0x0200u, 15, 0x3c00u)
+#else
 ONYX__RND_FORMATS(ONYX__RND_KERNELS)
+#endif
 
 /* ---- double Ceil and Floor on bit patterns --------------------------------- */
 
@@ -571,6 +658,8 @@ ONYX__RND_FORMATS(ONYX__RND_KERNELS)
 #define ONYX__F64_INF   UINT64_C(0x7ff0000000000000)
 #define ONYX__F64_ONE   UINT64_C(0x3ff0000000000000)
 #define ONYX__F64_QUIET UINT64_C(0x0008000000000000)
+/* The bit forms, where double does not round by arithmetic (above). */
+#if !ONYX_RND_ARITH
 #if (defined(__LP64__) || defined(_WIN64) || defined(__wasm__)) && !defined(__SOFTFP__)
 /*
  * Where the hardware has double precision and converts it to and from
@@ -631,6 +720,7 @@ static void onyx__f64_vfloor__scalar(size_t n, const void *x, void *y,
   (void)params;
   ONYX__LOOP(uint64_t, n, x, y, onyx__floor_bits_f64, NULL);
 }
+#endif
 
 /* ---- Sign on bit patterns --------------------------------------------------- */
 
