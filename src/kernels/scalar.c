@@ -125,6 +125,37 @@ typedef uint64_t onyx__c_u64;
 
 /* A mask of all ones where c (0 or 1) is 1. */
 #define ONYX__MASK(U, c) ((U)0 - (U)(c))
+/* All ones where d, as a signed number of the type B, is negative: a
+ * compare as a subtraction, which SSE2 vectorizes for 64-bit lanes where
+ * it has no 64-bit compare. */
+#define ONYX__NEG_MASK(B, d) ((B)0 - (B)((B)(d) >> (sizeof(B) * 8 - 1)))
+/* All ones where a > b, for a and b below the top bit: where the
+ * compiler vectorizes, on 64-bit values by the subtraction (double's Sign
+ * 0.13 against 0.29x memcpy at 1e5 elements, ONYX_ISA=scalar, x86-64),
+ * and otherwise by the compare (SSE2 has it for narrower lanes: 0.39
+ * against 0.36 for the halves' Sign; scalar cores have it in one
+ * instruction). */
+#define ONYX__GT_MASK(U, a, b)                                                 \
+  (sizeof(U) == 8 && !ONYX__PORTABLE_SWAR ? ONYX__NEG_MASK(U, (U)(b) - (U)(a)) \
+                                          : ONYX__MASK(U, (a) > (b)))
+
+/*
+ * Where the compiler vectorizes a plain loop with 16 or more lanes a
+ * register (x86's SSE2, ARM's NEON, WebAssembly's SIMD128), one element at
+ * a time is faster than 8 lanes of a 64-bit word: Clip int8 0.35 against
+ * 2.50 instructions per element, Sign int8 0.47 against 1.13 (callgrind,
+ * gcc 12 -O3, x86-64). The word forms below are for targets without such
+ * SIMD (riscv64 without V, s390x's baseline, 32-bit ARM without NEON, i686
+ * without SSE2, Cortex-M), and for ONYX_PORTABLE_SWAR, which
+ * bench/kernel_cost.sh sets to measure them on x86-64 with the vectorizer
+ * off, as a stand-in for such a core.
+ */
+#if defined(ONYX_PORTABLE_SWAR) || \
+    !(defined(__SSE2__) || defined(__ARM_NEON) || defined(__wasm_simd128__))
+#define ONYX__PORTABLE_SWAR 1
+#else
+#define ONYX__PORTABLE_SWAR 0
+#endif
 
 /*
  * ONYX__OPAQUE (os/compiler.h) hides a value from the optimizer, so that it
@@ -158,12 +189,12 @@ static inline uint64_t onyx__sel(int c, uint64_t a, uint64_t b) {
  * Sign maps both zeros to +0 and returns a NaN itself, bits included:
  * the compares become branch-free selects (SSE's cmpss, and, andn, or).
  * double's Sign compares in double where the hardware has double
- * precision (15.25 against 17.5 instructions an element on the bit
- * pattern, x86-64). Soft-float cores would call a library routine per
- * compare (double's on single-precision-only ones, Cortex-M4F), and
- * RISC-V branches on each float select: they run the bit forms below. So
- * does 32-bit x86: its calling convention returns a float or double on
- * the x87 stack, and the load quiets a signalling NaN that Sign must
+ * precision and the compiler does not vectorize (15.25 against 17.5
+ * instructions an element on the bit pattern, x86-64); a vectorizing
+ * build runs the bit form, whose masks SSE2 vectorizes. Soft-float cores would call a library
+ * routine per compare (double's on single-precision-only ones, Cortex-M4F), and RISC-V branches on
+ * each float select: they run the bit forms below. So does 32-bit x86: its calling convention
+ * returns a float or double on the x87 stack, and the load quiets a signalling NaN that Sign must
  * return as it is (seen with -mfpmath=sse too).
  */
 #define ONYX__NATIVE_SIGN_KERNEL(tn, T)                                    \
@@ -182,7 +213,7 @@ static inline uint64_t onyx__sel(int c, uint64_t a, uint64_t b) {
 #else
 #define ONYX__NATIVE_SIGN_F32 0
 #endif
-#if ONYX__NATIVE_SIGN_F32 && (!defined(__ARM_FP) || (__ARM_FP & 8))
+#if ONYX__NATIVE_SIGN_F32 && (!defined(__ARM_FP) || (__ARM_FP & 8)) && ONYX__PORTABLE_SWAR
 #define ONYX__NATIVE_SIGN_F64 1
 #else
 #define ONYX__NATIVE_SIGN_F64 0
@@ -307,24 +338,6 @@ typedef struct onyx__iprep_u64 {
     ONYX__INT_CLIP_PREP(c, tmin, tmax, params, q);                         \
     ONYX__LOOP(T, n, x, y, onyx__clip_##tn, &q);                           \
   }
-
-/*
- * Where the compiler vectorizes a plain loop with 16 or more lanes a
- * register (x86's SSE2, ARM's NEON, WebAssembly's SIMD128), one element at
- * a time is faster than 8 lanes of a 64-bit word: Clip int8 0.35 against
- * 2.50 instructions per element, Sign int8 0.47 against 1.13 (callgrind,
- * gcc 12 -O3, x86-64). The word forms below are for targets without such
- * SIMD (riscv64 without V, s390x's baseline, 32-bit ARM without NEON, i686
- * without SSE2, Cortex-M), and for ONYX_PORTABLE_SWAR, which
- * bench/kernel_cost.sh sets to measure them on x86-64 with the vectorizer
- * off, as a stand-in for such a core.
- */
-#if defined(ONYX_PORTABLE_SWAR) || \
-    !(defined(__SSE2__) || defined(__ARM_NEON) || defined(__wasm_simd128__))
-#define ONYX__PORTABLE_SWAR 1
-#else
-#define ONYX__PORTABLE_SWAR 0
-#endif
 
 #if ONYX__PORTABLE_SWAR
 /*
@@ -589,8 +602,6 @@ static const onyx__rnd_uint32_t onyx__rnd_f32[256] = {ONYX__R128(ONYX__F32_ENTRY
  * low half stays zero.
  */
 #if ONYX_RND_ARITH
-/* All ones where d, as a signed number, is negative. */
-#define ONYX__NEG_MASK(B, d) ((B)0 - (B)((B)(d) >> (sizeof(B) * 8 - 1)))
 /* X(short name, float type, bit type, sign, 2^M, infinity, quiet bit) */
 #define ONYX__RND_ARITH_FORMATS(X)                                                     \
   X(f32, float, uint32_t, 0x80000000u, 0x4b000000u, 0x7f800000u, 0x00400000u)          \
@@ -736,18 +747,18 @@ static void onyx__f64_vfloor__scalar(size_t n, const void *x, void *y,
   X(f16, uint16_t, 0x8000u, 0x7c00u, 0x3c00u) \
   X(bf16, uint16_t, 0x8000u, 0x7f80u, 0x3f80u)
 
-#define ONYX__SIGN_BITS_KERNEL(tn, U, S, INF, ONE)                           \
-  static inline U onyx__sign_bits_##tn(U u, const void *q) {                 \
-    const U a = (U)(u & (U) ~(U)(S));                                        \
-    const U nan = ONYX__MASK(U, a > (U)(INF)), zero = ONYX__MASK(U, a == 0); \
-    const U r = (U)((U)((u & (U)(S)) | (U)(ONE)) & (U)~zero);                \
-    (void)q;                                                                 \
-    return (U)((r & (U)~nan) | (u & nan));                                   \
-  }                                                                          \
-  static void onyx__##tn##_vsign__scalar(size_t n, const void *x, void *y,   \
-                                         const onyx__kparams *params) {      \
-    (void)params;                                                            \
-    ONYX__LOOP(U, n, x, y, onyx__sign_bits_##tn, NULL);                      \
+#define ONYX__SIGN_BITS_KERNEL(tn, U, S, INF, ONE)                                    \
+  static inline U onyx__sign_bits_##tn(U u, const void *q) {                          \
+    const U a = (U)(u & (U) ~(U)(S));                                                 \
+    const U nan = ONYX__GT_MASK(U, a, (U)(INF)), nonzero = ONYX__GT_MASK(U, a, (U)0); \
+    const U r = (U)((U)((u & (U)(S)) | (U)(ONE)) & nonzero);                          \
+    (void)q;                                                                          \
+    return (U)((r & (U)~nan) | (u & nan));                                            \
+  }                                                                                   \
+  static void onyx__##tn##_vsign__scalar(size_t n, const void *x, void *y,            \
+                                         const onyx__kparams *params) {               \
+    (void)params;                                                                     \
+    ONYX__LOOP(U, n, x, y, onyx__sign_bits_##tn, NULL);                               \
   }
 #if !ONYX__NATIVE_SIGN_F32
 ONYX__SIGN_BITS_KERNEL(f32, uint32_t, 0x80000000u, 0x7f800000u, 0x3f800000u)
