@@ -159,7 +159,11 @@ onyx_isa onyx__cpu_isa_lower(onyx_isa hw, const char *env) {
 
 static void cpu_init(void) {
   onyx__cpu_mask m = detect_hw();
-#if !defined(ONYX_PLATFORM_NONE) /* no environment: the C library's getenv is dead weight */
+  /* No environment (bare metal), or no SIMD table for ONYX_ISA to rule
+   * out (a reduced build of the portable kernels only): the C library's
+   * getenv, and wasm's environment set-up with it, would be dead weight
+   * (0.8 KB of the one-op onyx-lib.wasm). */
+#if !defined(ONYX_PLATFORM_NONE) && defined(ONYX_HAVE_ISA_KERNELS)
   /* So that a test run with ONYX_ISA=avx2 cannot reach an AVX-512 table. */
   m &= onyx__cpu_cap_mask(onyx__cpu_isa_named(getenv("ONYX_ISA")));
 #endif
