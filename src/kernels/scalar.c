@@ -9,11 +9,13 @@
  * No kernel branches on an element, so a kernel's cost does not depend
  * on its data (tests/check_kernel_cost.c counts it): selections are masks
  * or conditional moves. The integer kernels compute in the element's own
- * type; Ceil and Floor on every float type, Sign on float16, bfloat16 and
- * double, and Clip on the halves work on the bit patterns; float's Sign
- * and Clip and double's Clip compare in their own type, which compilers
- * turn into branch-free selects. Element-aligned buffers are read and
- * written as arrays, four elements a step.
+ * type; Ceil and Floor on every float type (where the compiler
+ * vectorizes, float's, double's and bfloat16's by float arithmetic on
+ * masked bits instead), Sign on float16, bfloat16 and double, and Clip on
+ * the halves work on the bit patterns; float's Sign and Clip and double's
+ * Clip compare in their own type, which compilers turn into branch-free
+ * selects. Element-aligned buffers are read and written as arrays, eight
+ * elements a step.
  */
 #include <float.h>
 #include <math.h>
@@ -643,12 +645,18 @@ static const onyx__rnd_uint32_t onyx__rnd_f32[256] = {ONYX__R128(ONYX__F32_ENTRY
  * arithmetic on its upper half: the results are bfloat16 values, so the
  * low half stays zero.
  */
+/* double's bit patterns: sign, fraction, infinity, 1.0, quiet bit, 2^52. */
+#define ONYX__F64_SIGN  UINT64_C(0x8000000000000000)
+#define ONYX__F64_FRAC  UINT64_C(0x000fffffffffffff)
+#define ONYX__F64_INF   UINT64_C(0x7ff0000000000000)
+#define ONYX__F64_ONE   UINT64_C(0x3ff0000000000000)
+#define ONYX__F64_QUIET UINT64_C(0x0008000000000000)
+#define ONYX__F64_2P52  UINT64_C(0x4330000000000000)
 #if ONYX_RND_ARITH
 /* X(short name, float type, bit type, sign, 2^M, infinity, quiet bit) */
-#define ONYX__RND_ARITH_FORMATS(X)                                                     \
-  X(f32, float, uint32_t, 0x80000000u, 0x4b000000u, 0x7f800000u, 0x00400000u)          \
-  X(f64, double, uint64_t, UINT64_C(0x8000000000000000), UINT64_C(0x4330000000000000), \
-    UINT64_C(0x7ff0000000000000), UINT64_C(0x0008000000000000))
+#define ONYX__RND_ARITH_FORMATS(X)                                            \
+  X(f32, float, uint32_t, 0x80000000u, 0x4b000000u, 0x7f800000u, 0x00400000u) \
+  X(f64, double, uint64_t, ONYX__F64_SIGN, ONYX__F64_2P52, ONYX__F64_INF, ONYX__F64_QUIET)
 #define ONYX__RND_ARITH_CEIL(tn, F, B, S, BIG, INF, QUIET)     \
   static inline B onyx__ceil_arith_##tn(B u) {                 \
     const B ab = u & (B) ~(B)(S);                              \
@@ -706,11 +714,6 @@ ONYX__RND_FORMATS(ONYX__RND_KERNELS)
  * computed rather than looked up (a table of 4,096 entries would be
  * 128 KiB): e < 1023 is |x| < 1; a NaN keeps its pattern, quieted.
  */
-#define ONYX__F64_SIGN  UINT64_C(0x8000000000000000)
-#define ONYX__F64_FRAC  UINT64_C(0x000fffffffffffff)
-#define ONYX__F64_INF   UINT64_C(0x7ff0000000000000)
-#define ONYX__F64_ONE   UINT64_C(0x3ff0000000000000)
-#define ONYX__F64_QUIET UINT64_C(0x0008000000000000)
 /* The bit forms, where double does not round by arithmetic (above). */
 #if !ONYX_RND_ARITH
 #if (defined(__LP64__) || defined(_WIN64) || defined(__wasm__)) && !defined(__SOFTFP__)
@@ -728,7 +731,7 @@ ONYX__RND_FORMATS(ONYX__RND_KERNELS)
  */
 static inline uint64_t onyx__round_bits_f64(uint64_t u, uint64_t neg) {
   const uint64_t a = u & ~ONYX__F64_SIGN;
-  const uint64_t part = ONYX__MASK(uint64_t, a < UINT64_C(0x4330000000000000)), v = u & part;
+  const uint64_t part = ONYX__MASK(uint64_t, a < ONYX__F64_2P52), v = u & part;
   double xs, t, step;
   uint64_t r, s;
   memcpy(&xs, &v, sizeof xs);
