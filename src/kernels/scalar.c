@@ -524,46 +524,27 @@ ONYX__SCALAR_INT_TYPES(ONYX__INT_KERNELS)
 /* ---- Ceil and Floor on bit patterns ---------------------------------------- */
 
 /*
- * float16, bfloat16 and float round on the pattern u, with one table entry
- * per exponent e. m masks the fraction bits (every bit but the sign where
- * |x| < 1, none from 2^M on, infinity and NaN included) and f = u & m is
- * the fraction: u ^ f truncates toward zero, and where f is not zero and
- * the sign is the rounding direction's, adding the entry's increment
- * rounds away from zero, by one unit of the lowest integer bit (m + 1,
- * whose carry into the exponent is right) or to 1.0 where |x| < 1. A NaN
- * comes back with its quiet bit set, as numpy's ceil and floor give it;
- * infinity comes back as it was. The tables take 2 KiB (float), 1 KiB
- * (bfloat16) and 128 bytes (float16).
+ * float16, bfloat16 and float round on the pattern u. For its exponent e,
+ * m masks the fraction bits (every bit but the sign where |x| < 1, none
+ * from 2^M on) and f = u & m is the fraction: u ^ f truncates toward
+ * zero, and where f is not zero and the sign is the rounding direction's,
+ * adding an increment rounds away from zero, by one unit of the lowest
+ * integer bit (m + 1, whose carry into the exponent is right) or to 1.0
+ * where |x| < 1. A NaN comes back with its quiet bit set, as numpy's ceil
+ * and floor give it; infinity comes back as it was.
  */
 #define ONYX__RND_M(U, MB, BIAS, e)                            \
   ((e) < (BIAS)           ? (U) ~((U)1 << (sizeof(U) * 8 - 1)) \
    : (e) >= (BIAS) + (MB) ? (U)0                               \
                           : (U)((((U)1 << (MB)) - 1u) >> (((e) - (BIAS)) & 31)))
-#define ONYX__RND_ENTRY(U, MB, BIAS, ONE, e) \
-  {ONYX__RND_M(U, MB, BIAS, e), (e) < (BIAS) ? (U)(ONE) : (U)(ONYX__RND_M(U, MB, BIAS, e) + 1u)},
-
-#define ONYX__R2(F, b) F(b) F((b) + 1)
-#define ONYX__R8(F, b) ONYX__R2(F, b) ONYX__R2(F, (b) + 2) ONYX__R2(F, (b) + 4) ONYX__R2(F, (b) + 6)
-#define ONYX__R32(F, b) \
-  ONYX__R8(F, b) ONYX__R8(F, (b) + 8) ONYX__R8(F, (b) + 16) ONYX__R8(F, (b) + 24)
-#define ONYX__R128(F, b) \
-  ONYX__R32(F, b) ONYX__R32(F, (b) + 32) ONYX__R32(F, (b) + 64) ONYX__R32(F, (b) + 96)
-
-/* A format's fraction masks and increments. */
-typedef struct onyx__rnd_uint16_t {
-  uint16_t m, inc;
-} onyx__rnd_uint16_t;
-typedef struct onyx__rnd_uint32_t {
-  uint32_t m, inc;
-} onyx__rnd_uint32_t;
 
 /*
  * A build for size (-Os, -Oz: microcontroller firmware, the page's wasm
- * module) computes each entry from the exponent instead, the same masks
- * by the same formula, so that no 3.1 KiB of tables ride along: a
- * Cortex-M3 firmware that runs one Ceil on float spends 2 KiB of its
- * 16 KB budget on the float table otherwise. ONYX_RND_TABLES=0 or 1
- * chooses either way (tests build both).
+ * module) computes m and the increment from the exponent, so that no
+ * tables ride along: a Cortex-M3 firmware that runs one Ceil on float
+ * would spend 6 KiB of its 16 KB budget on float's table. Other builds
+ * look the rounding up (below). ONYX_RND_TABLES=0 or 1 chooses either way
+ * (tests/check_rnd_forms.c compares the two on every pattern).
  */
 #ifndef ONYX_RND_TABLES
 #if defined(__OPTIMIZE_SIZE__)
@@ -580,51 +561,114 @@ typedef struct onyx__rnd_uint32_t {
 #define ONYX_RND_ARITH 0
 #endif
 #endif
-/* X(short name, bit type, mantissa bits, largest exponent, infinity,
- * quiet bit, exponent bias, one) */
+
+/* Runs a format's Ceil and Floor element functions over the buffer. */
+#define ONYX__RND_LOOP(tn, U)                                               \
+  static void onyx__##tn##_vceil__scalar(size_t n, const void *x, void *y,  \
+                                         const onyx__kparams *params) {     \
+    (void)params;                                                           \
+    ONYX__LOOP(U, n, x, y, onyx__ceil_bits_##tn, NULL);                     \
+  }                                                                         \
+  static void onyx__##tn##_vfloor__scalar(size_t n, const void *x, void *y, \
+                                          const onyx__kparams *params) {    \
+    (void)params;                                                           \
+    ONYX__LOOP(U, n, x, y, onyx__floor_bits_##tn, NULL);                    \
+  }
+
+#if ONYX_RND_TABLES
+/*
+ * The tables hold the rounding per sign and exponent, the pattern's top
+ * bits i = u >> M: the result is (u & keep) plus inc where u & test is
+ * not zero. For finite x, keep is ~m, test is m, and inc is 0 where the
+ * sign is not the direction's; Ceil reads entry i and Floor entry i with
+ * the sign flipped. At the largest exponent keep clears the quiet bit,
+ * test is the fraction and inc the quiet bit: a NaN comes back quieted,
+ * infinity as it was. So an element costs one index, three loads and no
+ * select on its sign or NaN test: Ceil 11.5 instructions an element on
+ * float and 12.5 on the halves, Floor one more, against 22.5 for one entry
+ * per exponent (x86-64, vectorizer off, bench/kernel_cost.sh). The
+ * arrays take 384 bytes (float16), 3 KiB (bfloat16) and 6 KiB (float);
+ * three arrays rather than an array of entries, so that an index needs no
+ * multiply.
+ *   ONYX__RND_<field>(bit type, mantissa bits, largest exponent,
+ *                     exponent bits, quiet bit, bias, one, i)
+ */
+#define ONYX__RND_E(EMAX, i) ((unsigned)(i) & (EMAX))
+#define ONYX__RND_KEEP(U, MB, EMAX, EB, QUIET, BIAS, ONE, i)          \
+  (ONYX__RND_E(EMAX, i) == (EMAX)  ? (U) ~(U)(QUIET)                  \
+   : ONYX__RND_E(EMAX, i) < (BIAS) ? (U)((U)1 << (sizeof(U) * 8 - 1)) \
+                                   : (U)~ONYX__RND_M(U, MB, BIAS, ONYX__RND_E(EMAX, i)))
+#define ONYX__RND_TEST(U, MB, EMAX, EB, QUIET, BIAS, ONE, i) \
+  (ONYX__RND_E(EMAX, i) == (EMAX) ? (U)(((U)1 << (MB)) - 1u) \
+                                  : ONYX__RND_M(U, MB, BIAS, ONYX__RND_E(EMAX, i)))
+#define ONYX__RND_INC(U, MB, EMAX, EB, QUIET, BIAS, ONE, i) \
+  (ONYX__RND_E(EMAX, i) == (EMAX)  ? (U)(QUIET)             \
+   : ((unsigned)(i) >> (EB))       ? (U)0                   \
+   : ONYX__RND_E(EMAX, i) < (BIAS) ? (U)(ONE)               \
+                                   : (U)(ONYX__RND_M(U, MB, BIAS, ONYX__RND_E(EMAX, i)) + 1u))
+/* One entry of a format's array `field`. */
+#define ONYX__F16_RND(field, i)  ONYX__RND_##field(uint16_t, 10, 31u, 5, 0x0200u, 15, 0x3c00u, i),
+#define ONYX__BF16_RND(field, i) ONYX__RND_##field(uint16_t, 7, 255u, 8, 0x0040u, 127, 0x3f80u, i),
+#define ONYX__F32_RND(field, i) \
+  ONYX__RND_##field(uint32_t, 23, 255u, 8, 0x00400000u, 127, 0x3f800000u, i),
+#define ONYX__R2(F, a, b) F(a, b) F(a, (b) + 1)
+#define ONYX__R8(F, a, b) \
+  ONYX__R2(F, a, b) ONYX__R2(F, a, (b) + 2) ONYX__R2(F, a, (b) + 4) ONYX__R2(F, a, (b) + 6)
+#define ONYX__R32(F, a, b) \
+  ONYX__R8(F, a, b) ONYX__R8(F, a, (b) + 8) ONYX__R8(F, a, (b) + 16) ONYX__R8(F, a, (b) + 24)
+#define ONYX__R64(F, a, b)  ONYX__R32(F, a, b) ONYX__R32(F, a, (b) + 32)
+#define ONYX__R128(F, a, b) ONYX__R64(F, a, b) ONYX__R64(F, a, (b) + 64)
+#define ONYX__R512(F, a, b) \
+  ONYX__R128(F, a, b)       \
+  ONYX__R128(F, a, (b) + 128) ONYX__R128(F, a, (b) + 256) ONYX__R128(F, a, (b) + 384)
+/* A format's arrays: (short name, bit type, entries, entry macro, repeat macro). */
+#define ONYX__RND_TABLE_DEF(tn, U, N, E, R) \
+  static const struct {                     \
+    U keep[N], test[N], inc[N];             \
+  } onyx__rnd_##tn = {{R(E, KEEP, 0)}, {R(E, TEST, 0)}, {R(E, INC, 0)}};
+/* The element function of one direction; flip is the sign's index bit
+ * for Floor, 0 for Ceil. */
+#define ONYX__RND_TABLE_BITS(tn, U, MB, op, flip)                   \
+  static inline U onyx__##op##_bits_##tn(U u, const void *q) {      \
+    const unsigned i = ((unsigned)u >> (MB)) ^ (flip);              \
+    const U f = (U)(u & onyx__rnd_##tn.test[i]);                    \
+    (void)q;                                                        \
+    return (U)((U)(u & onyx__rnd_##tn.keep[i]) +                    \
+               (U)(onyx__rnd_##tn.inc[i] & ONYX__MASK(U, f != 0))); \
+  }
+/* X(short name, bit type, mantissa bits, largest exponent, entries,
+ * entry macro, repeat macro) */
+#define ONYX__RND_TABLE_KERNELS(tn, U, MB, EMAX, N, E, R) \
+  ONYX__RND_TABLE_DEF(tn, U, N, E, R)                     \
+  ONYX__RND_TABLE_BITS(tn, U, MB, ceil, 0u)               \
+  ONYX__RND_TABLE_BITS(tn, U, MB, floor, (EMAX) + 1u)     \
+  ONYX__RND_LOOP(tn, U)
+#define ONYX__RND_TABLE_F16(X)  X(f16, uint16_t, 10, 31u, 64, ONYX__F16_RND, ONYX__R64)
+#define ONYX__RND_TABLE_BF16(X) X(bf16, uint16_t, 7, 255u, 512, ONYX__BF16_RND, ONYX__R512)
+#define ONYX__RND_TABLE_F32(X)  X(f32, uint32_t, 23, 255u, 512, ONYX__F32_RND, ONYX__R512)
+#else
+/* The same rounding computed from the exponent, one element at a time.
+ *   X(short name, bit type, mantissa bits, largest exponent, infinity,
+ *     quiet bit, exponent bias, one) */
 #define ONYX__RND_FORMATS(X)                                 \
   X(f16, uint16_t, 10, 31u, 0x7c00u, 0x0200u, 15, 0x3c00u)   \
   X(bf16, uint16_t, 7, 255u, 0x7f80u, 0x0040u, 127, 0x3f80u) \
   X(f32, uint32_t, 23, 255u, 0x7f800000u, 0x00400000u, 127, 0x3f800000u)
-
-#if ONYX_RND_TABLES
-#define ONYX__F16_ENTRY(e)  ONYX__RND_ENTRY(uint16_t, 10, 15, 0x3c00u, e)
-#define ONYX__BF16_ENTRY(e) ONYX__RND_ENTRY(uint16_t, 7, 127, 0x3f80u, e)
-#define ONYX__F32_ENTRY(e)  ONYX__RND_ENTRY(uint32_t, 23, 127, 0x3f800000u, e)
-static const onyx__rnd_uint16_t onyx__rnd_f16[32] = {ONYX__R32(ONYX__F16_ENTRY, 0)};
-#if !ONYX_RND_ARITH
-static const onyx__rnd_uint16_t onyx__rnd_bf16[256] = {ONYX__R128(ONYX__BF16_ENTRY, 0)
-                                                           ONYX__R128(ONYX__BF16_ENTRY, 128)};
-static const onyx__rnd_uint32_t onyx__rnd_f32[256] = {ONYX__R128(ONYX__F32_ENTRY, 0)
-                                                          ONYX__R128(ONYX__F32_ENTRY, 128)};
-#endif
-#define ONYX__RND_LOOKUP(tn, U, MB, EMAX, BIAS, ONE, u, out) \
-  const onyx__rnd_##U out = onyx__rnd_##tn[((u) >> (MB)) & (EMAX)]
-#else
-#define ONYX__RND_LOOKUP(tn, U, MB, EMAX, BIAS, ONE, u, out)   \
-  const unsigned out##_e = (unsigned)(((u) >> (MB)) & (EMAX)); \
-  const U out##_m = ONYX__RND_M(U, MB, BIAS, out##_e);         \
-  const onyx__rnd_##U out = {out##_m, out##_e < (BIAS) ? (U)(ONE) : (U)(out##_m + 1u)}
-#endif
-
-#define ONYX__RND_KERNEL(tn, U, MB, EMAX, INF, QUIET, BIAS, ONE, op, neg)                  \
-  static inline U onyx__##op##_bits_##tn(U u, const void *q) {                             \
-    ONYX__RND_LOOKUP(tn, U, MB, EMAX, BIAS, ONE, u, ent);                                  \
-    const onyx__rnd_##U *e = &ent;                                                         \
-    const U f = (U)(u & e->m), sign = (U)(u >> (sizeof(U) * 8 - 1));                       \
-    const U r = (U)((U)(u ^ f) + (U)(e->inc & ONYX__MASK(U, (f != 0) & (sign == (neg))))); \
-    const U a = (U)(u & (U)((U)(INF) | (U)((U)(INF)-1u)));                                 \
-    (void)q;                                                                               \
-    return (U)(r | (U)((QUIET)&ONYX__MASK(U, a > (U)(INF))));                              \
-  }                                                                                        \
-  static void onyx__##tn##_v##op##__scalar(size_t n, const void *x, void *y,               \
-                                           const onyx__kparams *params) {                  \
-    (void)params;                                                                          \
-    ONYX__LOOP(U, n, x, y, onyx__##op##_bits_##tn, NULL);                                  \
+#define ONYX__RND_KERNEL(tn, U, MB, EMAX, INF, QUIET, BIAS, ONE, op, neg)               \
+  static inline U onyx__##op##_bits_##tn(U u, const void *q) {                          \
+    const unsigned e = (unsigned)((u >> (MB)) & (EMAX));                                \
+    const U m = ONYX__RND_M(U, MB, BIAS, e), inc = e < (BIAS) ? (U)(ONE) : (U)(m + 1u); \
+    const U f = (U)(u & m), sign = (U)(u >> (sizeof(U) * 8 - 1));                       \
+    const U r = (U)((U)(u ^ f) + (U)(inc & ONYX__MASK(U, (f != 0) & (sign == (neg))))); \
+    const U a = (U)(u & (U)((U)(INF) | (U)((U)(INF)-1u)));                              \
+    (void)q;                                                                            \
+    return (U)(r | (U)((QUIET)&ONYX__MASK(U, a > (U)(INF))));                           \
   }
-#define ONYX__RND_KERNELS(tn, U, MB, EMAX, INF, QUIET, BIAS, ONE)    \
-  ONYX__RND_KERNEL(tn, U, MB, EMAX, INF, QUIET, BIAS, ONE, ceil, 0u) \
-  ONYX__RND_KERNEL(tn, U, MB, EMAX, INF, QUIET, BIAS, ONE, floor, 1u)
+#define ONYX__RND_KERNELS(tn, U, MB, EMAX, INF, QUIET, BIAS, ONE)     \
+  ONYX__RND_KERNEL(tn, U, MB, EMAX, INF, QUIET, BIAS, ONE, ceil, 0u)  \
+  ONYX__RND_KERNEL(tn, U, MB, EMAX, INF, QUIET, BIAS, ONE, floor, 1u) \
+  ONYX__RND_LOOP(tn, U)
+#endif
 
 /*
  * Where the compiler vectorizes (no word forms: SSE2, NEON, SIMD128) and
@@ -688,21 +732,19 @@ static inline uint16_t onyx__ceil_bits_bf16(uint16_t u, const void *q) {
 static inline uint16_t onyx__floor_bits_bf16(uint16_t u, const void *q) {
   return (uint16_t)(onyx__floor_bits_f32((uint32_t)u << 16, q) >> 16);
 }
-#define ONYX__RND_ARITH_LOOPS(X) X(f32, uint32_t) X(f64, uint64_t) X(bf16, uint16_t)
-#define ONYX__RND_ARITH_LOOP(tn, U)                                         \
-  static void onyx__##tn##_vceil__scalar(size_t n, const void *x, void *y,  \
-                                         const onyx__kparams *params) {     \
-    (void)params;                                                           \
-    ONYX__LOOP(U, n, x, y, onyx__ceil_bits_##tn, NULL);                     \
-  }                                                                         \
-  static void onyx__##tn##_vfloor__scalar(size_t n, const void *x, void *y, \
-                                          const onyx__kparams *params) {    \
-    (void)params;                                                           \
-    ONYX__LOOP(U, n, x, y, onyx__floor_bits_##tn, NULL);                    \
-  }
-ONYX__RND_ARITH_LOOPS(ONYX__RND_ARITH_LOOP)
-/* float16 keeps the table: its halves would widen through float32. */
+ONYX__RND_LOOP(f32, uint32_t)
+ONYX__RND_LOOP(f64, uint64_t)
+ONYX__RND_LOOP(bf16, uint16_t)
+/* float16 keeps its table: its halves would widen through float32. */
+#if ONYX_RND_TABLES
+ONYX__RND_TABLE_F16(ONYX__RND_TABLE_KERNELS)
+#else
 ONYX__RND_KERNELS(f16, uint16_t, 10, 31u, 0x7c00u, 0x0200u, 15, 0x3c00u)
+#endif
+#elif ONYX_RND_TABLES
+ONYX__RND_TABLE_F16(ONYX__RND_TABLE_KERNELS)
+ONYX__RND_TABLE_BF16(ONYX__RND_TABLE_KERNELS)
+ONYX__RND_TABLE_F32(ONYX__RND_TABLE_KERNELS)
 #else
 ONYX__RND_FORMATS(ONYX__RND_KERNELS)
 #endif
