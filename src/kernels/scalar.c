@@ -211,11 +211,21 @@ static inline uint64_t onyx__sel(int c, uint64_t a, uint64_t b) {
     ONYX__LOOP(T, n, x, y, onyx__sign_elem_##tn, NULL);                    \
   }
 #if !defined(__riscv) && !defined(__SOFTFP__) && !defined(__i386__)
-#define ONYX__NATIVE_SIGN_F32 1
+#define ONYX__FLOAT_SELECTS 1
 #else
-#define ONYX__NATIVE_SIGN_F32 0
+#define ONYX__FLOAT_SELECTS 0
 #endif
-#if ONYX__NATIVE_SIGN_F32 && (!defined(__ARM_FP) || (__ARM_FP & 8)) && ONYX__PORTABLE_SWAR
+/* float's and double's Sign on the lanes of a 64-bit word, where the word
+ * forms run and a word is one register (below). */
+#if UINTPTR_MAX > 0xffffffffu
+#define ONYX__WORD_IN_REG 1
+#else
+#define ONYX__WORD_IN_REG 0
+#endif
+#define ONYX__LANES_SIGN_WIDE (ONYX__PORTABLE_SWAR && ONYX__WORD_IN_REG)
+#define ONYX__NATIVE_SIGN_F32 (ONYX__FLOAT_SELECTS && !ONYX__LANES_SIGN_WIDE)
+#if ONYX__FLOAT_SELECTS && (!defined(__ARM_FP) || (__ARM_FP & 8)) && ONYX__PORTABLE_SWAR && \
+    !ONYX__LANES_SIGN_WIDE
 #define ONYX__NATIVE_SIGN_F64 1
 #else
 #define ONYX__NATIVE_SIGN_F64 0
@@ -373,9 +383,11 @@ typedef struct onyx__iprep_u64 {
  * (4 a word) costs more than one element at a time with conditional moves,
  * so only Sign uses them.
  */
-#define ONYX__LANE_ONES(W) (UINT64_MAX / ((UINT64_C(1) << (W)) - 1u))
+/* A lane's all-ones, its lowest and its top bits on every lane, for lanes
+ * of W bits, 64 (one lane) included. */
+#define ONYX__LANE_MAX(W)  ((UINT64_C(2) << ((W)-1)) - 1u)
+#define ONYX__LANE_ONES(W) (UINT64_MAX / ONYX__LANE_MAX(W))
 #define ONYX__LANE_TOP(W)  (ONYX__LANE_ONES(W) << ((W)-1))
-#define ONYX__LANE_MAX(W)  ((UINT64_C(1) << (W)) - 1u)
 
 /* The lanes' top bits where a lane is not zero. */
 static inline uint64_t onyx__lanes_nonzero(uint64_t x, uint64_t h) {
@@ -464,6 +476,8 @@ typedef uint8_t onyx__lane_bits_int8_t;
 typedef uint8_t onyx__lane_bits_uint8_t;
 typedef uint16_t onyx__lane_bits_int16_t;
 typedef uint16_t onyx__lane_bits_uint16_t;
+typedef uint32_t onyx__lane_bits_uint32_t;
+typedef uint64_t onyx__lane_bits_uint64_t;
 
 #define ONYX__SIGN_KERNEL_SWAR(tn, T, c, form)                             \
   static void onyx__##tn##_vsign__scalar(size_t n, const void *x, void *y, \
@@ -847,36 +861,61 @@ static void onyx__f64_vfloor__scalar(size_t n, const void *x, void *y,
     (void)params;                                                                     \
     ONYX__LOOP(U, n, x, y, onyx__sign_bits_##tn, NULL);                               \
   }
-#if !ONYX__NATIVE_SIGN_F32
+#if !ONYX__NATIVE_SIGN_F32 && !ONYX__LANES_SIGN_WIDE
 ONYX__SIGN_BITS_KERNEL(f32, uint32_t, 0x80000000u, 0x7f800000u, 0x3f800000u)
 #endif
-#if !ONYX__NATIVE_SIGN_F64
+#if !ONYX__NATIVE_SIGN_F64 && !ONYX__LANES_SIGN_WIDE
 ONYX__SIGN_FORMATS_WIDE(ONYX__SIGN_BITS_KERNEL)
 #endif
 
 #if ONYX__PORTABLE_SWAR
 /*
- * The halves' Sign on the four 16-bit lanes of a word: a lane is NaN
- * where |u| + (0x7fff - INF) reaches the top bit and not zero where
- * |u| + 0x7fff does (neither sum can carry into the next lane), and
- * those top bits times 0xffff are whole-lane masks. 5 instructions an
- * element against 18.5 one at a time.
+ * Sign on the lanes of a 64-bit word, each lane one element of the bit
+ * type U (W bits): a lane is not zero where |u| + (2^(W-1) - 1) reaches
+ * the lane's top bit, and NaN where |u| + (2^(W-1) - 1 - INF) does
+ * (neither sum carries into the next lane). A lane's result is u's sign
+ * and 1.0 where it is not zero, and u itself where it is NaN: u masked to
+ * its sign, or to all of it, ORed with 1.0, whose bits a NaN has. The
+ * halves, four lanes a word, 4.0 instructions an element against 6.1 for
+ * two whole-lane selects; float, two lanes, 8.0 against 15.25 for compares
+ * in float; double, one lane, 13.5 against 15.25 (x86-64, vectorizer off,
+ * bench/kernel_cost.sh). A word of two registers (32-bit cores) would
+ * double every step, so those run float and double one at a time.
  */
-#define ONYX__SIGN_LANES_KERNEL(tn, U, S, INF, ONE)                             \
-  static inline uint64_t onyx__lanes_hsign_##tn(uint64_t u, int q) {            \
-    const uint64_t l = ONYX__LANE_ONES(16), h = ONYX__LANE_TOP(16), a = u & ~h; \
-    const uint64_t nan = (((a + (0x7fffu - (INF)) * l) & h) >> 15) * 0xffffu;   \
-    const uint64_t nonzero = (((a + ~h) & h) >> 15) * 0xffffu;                  \
-    const uint64_t r = ((u & h) | (ONE)*l) & nonzero;                           \
-    (void)q;                                                                    \
-    return r ^ ((r ^ u) & nan);                                                 \
-  }                                                                             \
-  static void onyx__##tn##_vsign__scalar(size_t n, const void *x, void *y,      \
-                                         const onyx__kparams *params) {         \
-    (void)params;                                                               \
-    ONYX__SWAR_LOOP(uint16_t, n, x, y, onyx__lanes_hsign_##tn, 0);              \
+/* The multipliers that spread a lane's top bit into 1.0 and into the whole
+ * lane, hidden from the optimizer (ONYX__OPAQUE) where a word is one
+ * register, so that each stays one multiply: gcc otherwise turns them into
+ * shifts and subtractions. A 32-bit core multiplies a word in three
+ * steps, so there the compiler chooses. */
+typedef struct onyx__lanes_spread {
+  uint64_t one, all;
+} onyx__lanes_spread;
+#define ONYX__SIGN_LANES_KERNEL(tn, U, S, INF, ONE)                                     \
+  static inline uint64_t onyx__lanes_fsign_##tn(uint64_t u, onyx__lanes_spread m) {     \
+    enum { W_ = sizeof(U) * 8 };                                                        \
+    const uint64_t l = ONYX__LANE_ONES(W_), h = ONYX__LANE_TOP(W_), a = u & ~h;         \
+    const uint64_t nonzero = (a + ~h) & h;                                              \
+    const uint64_t nan = (a + (((U) ~(U)(S)) - (U)(INF)) * l) & h;                      \
+    return (u & (nonzero | (nan >> (W_ - 1)) * m.all)) | (nonzero >> (W_ - 1)) * m.one; \
+  }                                                                                     \
+  static void onyx__##tn##_vsign__scalar(size_t n, const void *x, void *y,              \
+                                         const onyx__kparams *params) {                 \
+    onyx__lanes_spread m = {(U)(ONE), ONYX__LANE_MAX(sizeof(U) * 8)};                   \
+    (void)params;                                                                       \
+    if (ONYX__WORD_IN_REG) {                                                            \
+      ONYX__OPAQUE(m.one);                                                              \
+      ONYX__OPAQUE(m.all);                                                              \
+    }                                                                                   \
+    if (sizeof(U) == 8) /* one lane a word: the loop of eight */                        \
+      ONYX__LOOP(uint64_t, n, x, y, onyx__lanes_fsign_##tn, m);                         \
+    else                                                                                \
+      ONYX__SWAR_LOOP(U, n, x, y, onyx__lanes_fsign_##tn, m);                           \
   }
 ONYX__SIGN_FORMATS_HALF(ONYX__SIGN_LANES_KERNEL)
+#if ONYX__LANES_SIGN_WIDE
+ONYX__SIGN_LANES_KERNEL(f32, uint32_t, 0x80000000u, 0x7f800000u, 0x3f800000u)
+ONYX__SIGN_FORMATS_WIDE(ONYX__SIGN_LANES_KERNEL)
+#endif
 #else
 ONYX__SIGN_FORMATS_HALF(ONYX__SIGN_BITS_KERNEL)
 #endif
