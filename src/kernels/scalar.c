@@ -963,20 +963,42 @@ static inline int32_t onyx__half_key(uint32_t u) {
   }
 ONYX__HCLIP_FORMATS(ONYX__HCLIP_KERNEL)
 #if !ONYX__PORTABLE_SWAR
-#define ONYX__HCLIP_ELEM_KERNEL(tn, H, INF, TIES)                                 \
-  static inline uint16_t onyx__clip_bits_##tn(uint16_t u, const onyx__hclip *q) { \
-    const int32_t k = onyx__half_key(u);                                          \
-    const int nan = (u & 0x7fffu) > (INF);                                        \
-    const int pass_lo = nan | (k >= q->klo), pass_hi = nan | (k <= q->khi);       \
-    const uint16_t t = pass_lo ? u : q->lo_out;                                   \
-    const int keep = pass_lo ? pass_hi : q->lo_keeps;                             \
-    return keep ? t : q->hi_out;                                                  \
-  }                                                                               \
-  static void onyx__##tn##_vclip__scalar(size_t n, const void *x, void *y,        \
-                                         const onyx__kparams *params) {           \
-    onyx__hclip q;                                                                \
-    onyx__hclip_prep_##tn(params->f32.lo, params->f32.hi, &q);                    \
-    ONYX__LOOP(uint16_t, n, x, y, onyx__clip_bits_##tn, &q);                      \
+/*
+ * One element at a time in 16-bit lanes, which the compiler vectorizes
+ * eight to a 128-bit register: the key and the thresholds as int16 (every
+ * key of a half that is not NaN lies within +-INF, so a threshold clamped
+ * into int16 decides the same), the selects as masks.
+ */
+typedef struct onyx__hclip16 {
+  int16_t klo, khi;
+  uint16_t lo_out, hi_out, lo_keeps;
+} onyx__hclip16;
+static inline int16_t onyx__half_key16(uint16_t u) {
+  const int16_t a = (int16_t)(u & 0x7fffu), neg = (int16_t)(0 - (int16_t)(u >> 15));
+  return (int16_t)((a ^ neg) - neg);
+}
+static inline int16_t onyx__key_clamp16(int32_t k) {
+  return (int16_t)(k < INT16_MIN ? INT16_MIN : k > INT16_MAX ? INT16_MAX : k);
+}
+#define ONYX__HCLIP_ELEM_KERNEL(tn, H, INF, TIES)                                   \
+  static inline uint16_t onyx__clip_bits_##tn(uint16_t u, const onyx__hclip16 *q) { \
+    const int16_t k = onyx__half_key16(u);                                          \
+    const uint16_t nan = ONYX__MASK(uint16_t, (u & 0x7fffu) > (INF));               \
+    const uint16_t lo = (uint16_t)(nan | ONYX__MASK(uint16_t, k >= q->klo));        \
+    const uint16_t hi = (uint16_t)(nan | ONYX__MASK(uint16_t, k <= q->khi));        \
+    const uint16_t t = (uint16_t)((u & lo) | (q->lo_out & ~lo));                    \
+    const uint16_t keep = (uint16_t)((lo & hi) | (q->lo_keeps & ~lo));              \
+    return (uint16_t)((t & keep) | (q->hi_out & ~keep));                            \
+  }                                                                                 \
+  static void onyx__##tn##_vclip__scalar(size_t n, const void *x, void *y,          \
+                                         const onyx__kparams *params) {             \
+    onyx__hclip q;                                                                  \
+    onyx__hclip16 w;                                                                \
+    onyx__hclip_prep_##tn(params->f32.lo, params->f32.hi, &q);                      \
+    w.klo = onyx__key_clamp16(q.klo), w.khi = onyx__key_clamp16(q.khi);             \
+    w.lo_out = q.lo_out, w.hi_out = q.hi_out;                                       \
+    w.lo_keeps = ONYX__MASK(uint16_t, q.lo_keeps != 0);                             \
+    ONYX__LOOP(uint16_t, n, x, y, onyx__clip_bits_##tn, &w);                        \
   }
 ONYX__HCLIP_FORMATS(ONYX__HCLIP_ELEM_KERNEL)
 #else
