@@ -593,18 +593,17 @@ ONYX__SCALAR_INT_TYPES(ONYX__INT_KERNELS)
 #if ONYX_RND_TABLES
 /*
  * The tables hold the rounding per sign and exponent, the pattern's top
- * bits i = u >> M: the result is (u & keep) plus inc where u & test is
- * not zero. For finite x, keep is ~m, test is m, and inc is 0 where the
- * sign is not the direction's; Ceil reads entry i and Floor entry i with
- * the sign flipped. At the largest exponent keep clears the quiet bit,
- * test is the fraction and inc the quiet bit: a NaN comes back quieted,
- * infinity as it was. So an element costs one index, three loads and no
- * select on its sign or NaN test: Ceil 11.5 instructions an element on
- * float and 12.5 on the halves, Floor one more, against 22.5 for one entry
- * per exponent (x86-64, vectorizer off, bench/kernel_cost.sh). The
- * arrays take 384 bytes (float16), 3 KiB (bfloat16) and 6 KiB (float);
- * three arrays rather than an array of entries, so that an index needs no
- * multiply.
+ * bits i = u >> M: the result is (u & keep) plus the direction's increment
+ * (up for Ceil, down for Floor) where u & test is not zero. For finite x,
+ * keep is ~m, test is m, and an increment is 0 where the sign is not the
+ * direction's. At the largest exponent keep clears the quiet bit, test is
+ * the fraction and both increments are the quiet bit: a NaN comes back
+ * quieted, infinity as it was. So an element costs one index, three loads
+ * and no select on its sign or NaN test: 11.5 instructions an element on
+ * float and 12.5 on the halves against 22.5 for one entry per exponent
+ * (x86-64, vectorizer off, bench/kernel_cost.sh). The arrays take 512
+ * bytes (float16), 4 KiB (bfloat16) and 8 KiB (float); four arrays rather
+ * than an array of entries, so that an index needs no multiply.
  *   ONYX__RND_<field>(bit type, mantissa bits, largest exponent,
  *                     exponent bits, quiet bit, bias, one, i)
  */
