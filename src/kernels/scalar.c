@@ -554,15 +554,16 @@ ONYX__SCALAR_INT_TYPES(ONYX__INT_KERNELS)
                           : (U)((((U)1 << (MB)) - 1u) >> (((e) - (BIAS)) & 31)))
 
 /*
- * A build for size (-Os, -Oz: microcontroller firmware, the page's wasm
- * module) computes m and the increment from the exponent, so that no
- * tables ride along: a Cortex-M3 firmware that runs one Ceil on float
- * would spend 6 KiB of its 16 KB budget on float's table. Other builds
- * look the rounding up (below). ONYX_RND_TABLES=0 or 1 chooses either way
- * (tests/check_rnd_forms.c compares the two on every pattern).
+ * A build for size (-Os, -Oz: the page's wasm module) and a bare-metal
+ * build (microcontroller firmware, whatever its -O) compute m and the
+ * increment from the exponent, so that no tables ride along: a Cortex-M3
+ * firmware that runs one Ceil on float would spend 8 KiB of its 16 KB
+ * budget on float's table. Other builds look the rounding up (below).
+ * ONYX_RND_TABLES=0 or 1 chooses either way (tests/check_rnd_forms.c
+ * compares the two on every pattern).
  */
 #ifndef ONYX_RND_TABLES
-#if defined(__OPTIMIZE_SIZE__)
+#if defined(__OPTIMIZE_SIZE__) || defined(ONYX_PLATFORM_NONE)
 #define ONYX_RND_TABLES 0
 #else
 #define ONYX_RND_TABLES 1
