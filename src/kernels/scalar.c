@@ -216,13 +216,14 @@ static inline uint64_t onyx__sel(int c, uint64_t a, uint64_t b) {
 #else
 #define ONYX__FLOAT_SELECTS 0
 #endif
-/* float's and double's Sign on the lanes of a 64-bit word, where the word
- * forms run and a word is one register (below). */
+/* Whether a 64-bit word is one register. */
 #if UINTPTR_MAX > 0xffffffffu
 #define ONYX__WORD_IN_REG 1
 #else
 #define ONYX__WORD_IN_REG 0
 #endif
+/* float's and double's Sign on the lanes of a 64-bit word, where the word
+ * forms run and a word is one register (below). */
 #define ONYX__LANES_SIGN_WIDE (ONYX__PORTABLE_SWAR && ONYX__WORD_IN_REG)
 #define ONYX__NATIVE_SIGN_F32 (ONYX__FLOAT_SELECTS && !ONYX__LANES_SIGN_WIDE)
 #if ONYX__FLOAT_SELECTS && (!defined(__ARM_FP) || (__ARM_FP & 8)) && ONYX__PORTABLE_SWAR && \
@@ -660,18 +661,18 @@ ONYX__SCALAR_INT_TYPES(ONYX__INT_KERNELS)
 #if defined(__riscv)
 #define ONYX__RND_AT(tn, U, i) ((const unsigned char *)&onyx__rnd_##tn + (i) * sizeof(U))
 #define ONYX__RND_HIDE(at)     ONYX__OPAQUE(at)
-#define ONYX__RND_AT_TYPE(tn)  const unsigned char *
+#define ONYX__RND_AT_TYPE      const unsigned char *
 #define ONYX__RND_FIELD(tn, U, at, field) \
   (*(const U *)(const void *)((at) + offsetof(onyx__rnd_##tn##_t, field)))
 #else
 #define ONYX__RND_AT(tn, U, i)            (i)
 #define ONYX__RND_HIDE(at)                ((void)0)
-#define ONYX__RND_AT_TYPE(tn)             const size_t
+#define ONYX__RND_AT_TYPE                 const size_t
 #define ONYX__RND_FIELD(tn, U, at, field) (onyx__rnd_##tn.field[at])
 #endif
 #define ONYX__RND_TABLE_BITS(tn, U, MB, op, inc)                              \
   static inline U onyx__##op##_bits_##tn(U u, const void *q) {                \
-    ONYX__RND_AT_TYPE(tn) at = ONYX__RND_AT(tn, U, (size_t)(u >> (MB)));      \
+    ONYX__RND_AT_TYPE at = ONYX__RND_AT(tn, U, (size_t)(u >> (MB)));          \
     ONYX__RND_HIDE(at);                                                       \
     const U f = (U)(u & ONYX__RND_FIELD(tn, U, at, test));                    \
     (void)q;                                                                  \
@@ -966,9 +967,11 @@ typedef struct onyx__hclip {
   uint16_t lo_out, hi_out, lo_keeps;
 } onyx__hclip;
 
-static inline int32_t onyx__half_key(uint32_t u) {
-  const int32_t a = (int32_t)(u & 0x7fffu), neg = -(int32_t)((u >> 15) & 1u);
-  return (a ^ neg) - neg;
+/* The key of the half u: +-|u|, within int16 (the thresholds that the
+ * preparation derives from it are int32). */
+static inline int16_t onyx__half_key(uint16_t u) {
+  const int16_t a = (int16_t)(u & 0x7fffu), neg = (int16_t)(0 - (int16_t)(u >> 15));
+  return (int16_t)((a ^ neg) - neg);
 }
 
 /*
@@ -1001,16 +1004,12 @@ typedef struct onyx__hclip16 {
   int16_t klo, khi;
   uint16_t lo_out, hi_out, lo_keeps;
 } onyx__hclip16;
-static inline int16_t onyx__half_key16(uint16_t u) {
-  const int16_t a = (int16_t)(u & 0x7fffu), neg = (int16_t)(0 - (int16_t)(u >> 15));
-  return (int16_t)((a ^ neg) - neg);
-}
 static inline int16_t onyx__key_clamp16(int32_t k) {
   return (int16_t)(k < INT16_MIN ? INT16_MIN : k > INT16_MAX ? INT16_MAX : k);
 }
 #define ONYX__HCLIP_ELEM_KERNEL(tn, H, INF, TIES)                                   \
   static inline uint16_t onyx__clip_bits_##tn(uint16_t u, const onyx__hclip16 *q) { \
-    const int16_t k = onyx__half_key16(u);                                          \
+    const int16_t k = onyx__half_key(u);                                            \
     const uint16_t nan = ONYX__MASK(uint16_t, (u & 0x7fffu) > (INF));               \
     const uint16_t lo = (uint16_t)(nan | ONYX__MASK(uint16_t, k >= q->klo));        \
     const uint16_t hi = (uint16_t)(nan | ONYX__MASK(uint16_t, k <= q->khi));        \
