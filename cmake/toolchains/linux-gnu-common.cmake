@@ -18,7 +18,12 @@
 # way to find the cross libc.
 set(CMAKE_SYSTEM_NAME Linux)
 set(CMAKE_SYSTEM_PROCESSOR ${ONYX_CROSS_PROCESSOR})
-set(CMAKE_C_COMPILER ${ONYX_CROSS_TRIPLE}-gcc)
+# The triple's gcc, unless the command line names another compiler
+# (scripts/cross.sh builds aarch64 with Clang too: -DCMAKE_C_COMPILER=clang
+# -DCMAKE_C_COMPILER_TARGET=aarch64-linux-gnu).
+if(NOT CMAKE_C_COMPILER)
+  set(CMAKE_C_COMPILER ${ONYX_CROSS_TRIPLE}-gcc)
+endif()
 if(NOT ONYX_CROSS_MULTIARCH)
   set(ONYX_CROSS_MULTIARCH ${ONYX_CROSS_TRIPLE})
 endif()
