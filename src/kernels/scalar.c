@@ -621,8 +621,8 @@ ONYX__SCALAR_INT_TYPES(ONYX__INT_KERNELS)
  * direction's. At the largest exponent keep clears the quiet bit, test is
  * the fraction and both increments are the quiet bit: a NaN comes back
  * quieted, infinity as it was. So an element costs one index, three loads
- * and no select on its sign or NaN test: 11.5 instructions an element on
- * float and 12.5 on the halves against 22.5 for one entry per exponent
+ * and no select on its sign or NaN test: 10.5 instructions an element on
+ * float and 11.5 on the halves against 22.5 for one entry per exponent
  * (x86-64, vectorizer off, bench/kernel_cost.sh). The arrays take 512
  * bytes (float16), 4 KiB (bfloat16) and 8 KiB (float); four arrays rather
  * than an array of entries, so that an index needs no multiply.
@@ -834,7 +834,7 @@ ONYX__RND_FORMATS(ONYX__RND_KERNELS)
  * (|x| < 1; the 52 exponents with a fraction; whole numbers; infinity
  * and NaN), and a byte per pattern top names the class, whose entry holds
  * keep, test and the increments. One entry per exponent would take 128
- * KiB; the classes take 4 KiB and the names 4 KiB. 12.5 instructions an
+ * KiB; the classes take 4 KiB and the names 4 KiB. 11.5 instructions an
  * element against 34.5 computed (x86-64, vectorizer off).
  */
 /* The class of an exponent e, and an exponent of class c (of the 64 a
