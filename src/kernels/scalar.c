@@ -961,8 +961,10 @@ ONYX__SIGN_FORMATS_WIDE(ONYX__SIGN_BITS_KERNEL)
  * halves, four lanes a word, 4.0 instructions an element against 6.1 for
  * two whole-lane selects; float, two lanes, 8.0 against 15.25 for compares
  * in float; double, one lane, 13.5 against 15.25 (x86-64, vectorizer off,
- * bench/kernel_cost.sh). A word of two registers (32-bit cores) would
- * double every step, so those run float and double one at a time.
+ * bench/kernel_cost.sh), which only RISC-V keeps: cores with a conditional
+ * move take double by three selects instead (below). A word of two
+ * registers (32-bit cores) would double every step, so those run float
+ * and double one at a time.
  */
 /* The multipliers that spread a lane's top bit into 1.0 and into the whole
  * lane, hidden from the optimizer (ONYX__OPAQUE) where a word is one
@@ -996,7 +998,40 @@ typedef struct onyx__lanes_spread {
 ONYX__SIGN_FORMATS_HALF(ONYX__SIGN_LANES_KERNEL)
 #if ONYX__LANES_SIGN_WIDE
 ONYX__SIGN_LANES_KERNEL(f32, uint32_t, 0x80000000u, 0x7f800000u, 0x3f800000u)
+#if defined(__riscv)
 ONYX__SIGN_FORMATS_WIDE(ONYX__SIGN_LANES_KERNEL)
+#else
+/*
+ * double's Sign, one lane a word, by three conditional moves where the
+ * core has them (RISC-V branches on a select, so it keeps the lanes):
+ * a = u + u drops the sign, so a == 0 is either zero and a above
+ * infinity's a is a NaN. Each select's result is hidden before the next,
+ * and the NaN test reads a hidden copy of a: gcc otherwise knows that
+ * a == 0 rules out a NaN and threads the zero test into a branch on the
+ * element. 10.63 instructions an element against 13.5 for the lanes
+ * (x86-64, vectorizer off, bench/kernel_cost.sh), the same on every input.
+ */
+typedef struct onyx__sign_sel_f64 {
+  uint64_t one, neg, nan_above;
+} onyx__sign_sel_f64;
+static inline uint64_t onyx__sign_sel_elem_f64(uint64_t u, onyx__sign_sel_f64 k) {
+  const uint64_t a = u + u;
+  uint64_t r = (int64_t)u < 0 ? k.neg : k.one, a2 = a;
+  ONYX__OPAQUE(r);
+  r = a == 0 ? a : r;
+  ONYX__OPAQUE(r);
+  ONYX__OPAQUE(a2);
+  return a2 > k.nan_above ? u : r;
+}
+static void onyx__f64_vsign__scalar(size_t n, const void *x, void *y, const onyx__kparams *params) {
+  onyx__sign_sel_f64 k = {ONYX__F64_ONE, ONYX__F64_ONE | ONYX__F64_SIGN, ONYX__F64_INF << 1};
+  (void)params;
+  ONYX__OPAQUE(k.one);
+  ONYX__OPAQUE(k.neg);
+  ONYX__OPAQUE(k.nan_above);
+  ONYX__LOOP(uint64_t, n, x, y, onyx__sign_sel_elem_f64, k);
+}
+#endif
 #endif
 #else
 ONYX__SIGN_FORMATS_HALF(ONYX__SIGN_BITS_KERNEL)
