@@ -578,8 +578,8 @@ ONYX__SCALAR_INT_TYPES(ONYX__INT_KERNELS)
  * A build for size (-Os, -Oz: the page's wasm module) and a bare-metal
  * build (microcontroller firmware, whatever its -O) compute m and the
  * increment from the exponent, so that no tables ride along: a Cortex-M3
- * firmware that runs one Ceil on float would spend 8 KiB of its 16 KB
- * budget on float's table. Other builds look the rounding up (below).
+ * firmware that runs one Ceil on float would spend 16 KiB, its whole 16 KB
+ * budget, on float Ceil's table. Other builds look the rounding up (below).
  * ONYX_RND_TABLES=0 or 1 chooses either way (tests/check_rnd_forms.c
  * compares the two on every pattern).
  */
@@ -614,40 +614,84 @@ ONYX__SCALAR_INT_TYPES(ONYX__INT_KERNELS)
 
 #if ONYX_RND_TABLES
 /*
- * The tables hold the rounding per sign and exponent, the pattern's top
- * bits i = u >> M: the result is (u & keep) plus the direction's increment
- * (up for Ceil, down for Floor) where u & test is not zero. For finite x,
- * keep is ~m, test is m, and an increment is 0 where the sign is not the
- * direction's. At the largest exponent keep clears the quiet bit, test is
- * the fraction and both increments are the quiet bit: a NaN comes back
- * quieted, infinity as it was. So an element costs one index, three loads
- * and no select on its sign or NaN test: 10.5 instructions an element on
- * float and 11.5 on the halves against 22.5 for one entry per exponent
- * (x86-64, vectorizer off, bench/kernel_cost.sh). The arrays take 512
- * bytes (float16), 4 KiB (bfloat16) and 8 KiB (float); four arrays rather
+ * The tables hold the rounding per class of patterns, named by the top
+ * bits of u - 1 (sign, exponent and the fraction's top bit): the result
+ * is ((u + add) & keep) * mul | set, an entry's four fields, with no
+ * select. A class k holds the patterns from k * 2^(M-1) + 1 up to
+ * (k + 1) * 2^(M-1) (M the mantissa bits, wrapping): each zero falls in
+ * the class of the other sign's quiet NaNs, which keeps both as they are;
+ * infinity falls below the signalling NaNs, which set the quiet bit; and
+ * the top of a class is either inside its exponent or the next power of
+ * two, which every rounding keeps. So for an exponent with a fraction
+ * mask m, the direction's side (positive for Ceil) adds m and keeps ~m,
+ * and the other side only keeps ~m. Where |x| < 1 the direction's side
+ * sets 1.0 with its sign (keep 0) and the other keeps the sign alone,
+ * except in the class whose top is 1.0 there (-1.0 for Ceil): it keeps
+ * the sign and the exponent's low bit, which only 1.0 has, and mul (the
+ * bias, odd) makes of that bit 1.0's exponent and leaves the sign.
+ * Ceil float 8.5 instructions an element and the halves 9.5, against 10.5
+ * and 11.5 for a conditional increment (x86-64, vectorizer off,
+ * bench/kernel_cost.sh). The arrays take 2 KiB (float16), 16 KiB
+ * (bfloat16) and 32 KiB (float) for both directions; four arrays rather
  * than an array of entries, so that an index needs no multiply.
  *   ONYX__RND_<field>(bit type, mantissa bits, largest exponent,
- *                     exponent bits, quiet bit, bias, one, i)
+ *                     exponent bits, quiet bit, bias, one, direction, k)
+ * where the direction is the sign that rounds away from zero (0 Ceil).
  */
-#define ONYX__RND_E(EMAX, i) ((unsigned)(i) & (EMAX))
-#define ONYX__RND_KEEP(U, MB, EMAX, EB, QUIET, BIAS, ONE, i)          \
-  (ONYX__RND_E(EMAX, i) == (EMAX)  ? (U) ~(U)(QUIET)                  \
-   : ONYX__RND_E(EMAX, i) < (BIAS) ? (U)((U)1 << (sizeof(U) * 8 - 1)) \
-                                   : (U)~ONYX__RND_M(U, MB, BIAS, ONYX__RND_E(EMAX, i)))
-#define ONYX__RND_TEST(U, MB, EMAX, EB, QUIET, BIAS, ONE, i) \
-  (ONYX__RND_E(EMAX, i) == (EMAX) ? (U)(((U)1 << (MB)) - 1u) \
-                                  : ONYX__RND_M(U, MB, BIAS, ONYX__RND_E(EMAX, i)))
-#define ONYX__RND_INC(U, MB, EMAX, EB, QUIET, BIAS, ONE, i) \
-  (ONYX__RND_E(EMAX, i) == (EMAX)  ? (U)(QUIET)             \
-   : ((unsigned)(i) >> (EB))       ? (U)0                   \
-   : ONYX__RND_E(EMAX, i) < (BIAS) ? (U)(ONE)               \
-                                   : (U)(ONYX__RND_M(U, MB, BIAS, ONYX__RND_E(EMAX, i)) + 1u))
-/* One entry of a format's array `field`. */
-#define ONYX__F16_RND(field, i)  ONYX__RND_##field(uint16_t, 10, 31u, 5, 0x0200u, 15, 0x3c00u, i),
-#define ONYX__BF16_RND(field, i) ONYX__RND_##field(uint16_t, 7, 255u, 8, 0x0040u, 127, 0x3f80u, i),
-#define ONYX__F32_RND(field, i) \
-  ONYX__RND_##field(uint32_t, 23, 255u, 8, 0x00400000u, 127, 0x3f800000u, i),
-#define ONYX__R2(F, a, b) F(a, b) F(a, (b) + 1)
+#define ONYX__RND_E(EMAX, k)        (((unsigned)(k) >> 1) & (EMAX))
+#define ONYX__RND_H(k)              ((unsigned)(k)&1u)
+#define ONYX__RND_SIDE(EB, dir, k)  (((unsigned)(k) >> ((EB) + 1)) == (dir))
+#define ONYX__RND_SIGN(U)           ((U)((U)1 << (sizeof(U) * 8 - 1)))
+#define ONYX__RND_BOUND(BIAS, E, H) ((E) == (BIAS)-1u && (H))
+#define ONYX__RND_ADD(U, MB, EMAX, EB, QUIET, BIAS, ONE, dir, k)                                  \
+  (ONYX__RND_E(EMAX, k) == (EMAX) || ONYX__RND_E(EMAX, k) < (BIAS) || !ONYX__RND_SIDE(EB, dir, k) \
+       ? (U)0                                                                                     \
+       : ONYX__RND_M(U, MB, BIAS, ONYX__RND_E(EMAX, k)))
+#define ONYX__RND_KEEP(U, MB, EMAX, EB, QUIET, BIAS, ONE, dir, k)                        \
+  (ONYX__RND_E(EMAX, k) == (EMAX)   ? (U) ~(U)0                                          \
+   : ONYX__RND_E(EMAX, k) >= (BIAS) ? (U)~ONYX__RND_M(U, MB, BIAS, ONYX__RND_E(EMAX, k)) \
+   : ONYX__RND_SIDE(EB, dir, k)     ? (U)0                                               \
+   : ONYX__RND_BOUND(BIAS, ONYX__RND_E(EMAX, k), ONYX__RND_H(k))                         \
+       ? (U)(ONYX__RND_SIGN(U) | (U)((U)1 << (MB)))                                      \
+       : ONYX__RND_SIGN(U))
+#define ONYX__RND_MUL(U, MB, EMAX, EB, QUIET, BIAS, ONE, dir, k)                              \
+  (ONYX__RND_BOUND(BIAS, ONYX__RND_E(EMAX, k), ONYX__RND_H(k)) && !ONYX__RND_SIDE(EB, dir, k) \
+       ? (U)((U)(ONE) >> (MB))                                                                \
+       : (U)1)
+#define ONYX__RND_SET(U, MB, EMAX, EB, QUIET, BIAS, ONE, dir, k)                  \
+  (ONYX__RND_E(EMAX, k) == (EMAX) ? (ONYX__RND_H(k) ? (U)0 : (U)(QUIET))          \
+   : ONYX__RND_E(EMAX, k) < (BIAS) && ONYX__RND_SIDE(EB, dir, k)                  \
+       ? (U)((U)(ONE) | ((unsigned)(k) >> ((EB) + 1) ? ONYX__RND_SIGN(U) : (U)0)) \
+       : (U)0)
+/* The fields of each direction's arrays: C for Ceil, F for Floor. */
+#define ONYX__RND_CADD(...)  ONYX__RND_ADD(__VA_ARGS__)
+#define ONYX__RND_CKEEP(...) ONYX__RND_KEEP(__VA_ARGS__)
+#define ONYX__RND_CMUL(...)  ONYX__RND_MUL(__VA_ARGS__)
+#define ONYX__RND_CSET(...)  ONYX__RND_SET(__VA_ARGS__)
+#define ONYX__RND_FADD(...)  ONYX__RND_ADD(__VA_ARGS__)
+#define ONYX__RND_FKEEP(...) ONYX__RND_KEEP(__VA_ARGS__)
+#define ONYX__RND_FMUL(...)  ONYX__RND_MUL(__VA_ARGS__)
+#define ONYX__RND_FSET(...)  ONYX__RND_SET(__VA_ARGS__)
+/* One entry of a format's array `field` (CADD ... FSET), for class k. */
+#define ONYX__RND_ENTRY(field, ...) ONYX__RND_##field(__VA_ARGS__)
+#define ONYX__F16_RND(field, k) \
+  ONYX__RND_ENTRY(field, uint16_t, 10, 31u, 5, 0x0200u, 15, 0x3c00u, ONYX__RND_DIR_OF(field), k),
+#define ONYX__BF16_RND(field, k) \
+  ONYX__RND_ENTRY(field, uint16_t, 7, 255u, 8, 0x0040u, 127, 0x3f80u, ONYX__RND_DIR_OF(field), k),
+#define ONYX__F32_RND(field, k)                                                \
+  ONYX__RND_ENTRY(field, uint32_t, 23, 255u, 8, 0x00400000u, 127, 0x3f800000u, \
+                  ONYX__RND_DIR_OF(field), k),
+/* A field's direction, from its first letter's array name. */
+#define ONYX__RND_DIR_OF(field) ONYX__RND_DIR_##field
+#define ONYX__RND_DIR_CADD      0u
+#define ONYX__RND_DIR_CKEEP     0u
+#define ONYX__RND_DIR_CMUL      0u
+#define ONYX__RND_DIR_CSET      0u
+#define ONYX__RND_DIR_FADD      1u
+#define ONYX__RND_DIR_FKEEP     1u
+#define ONYX__RND_DIR_FMUL      1u
+#define ONYX__RND_DIR_FSET      1u
+#define ONYX__R2(F, a, b)       F(a, b) F(a, (b) + 1)
 #define ONYX__R8(F, a, b) \
   ONYX__R2(F, a, b) ONYX__R2(F, a, (b) + 2) ONYX__R2(F, a, (b) + 4) ONYX__R2(F, a, (b) + 6)
 #define ONYX__R32(F, a, b) \
@@ -657,67 +701,64 @@ ONYX__SCALAR_INT_TYPES(ONYX__INT_KERNELS)
 #define ONYX__R512(F, a, b) \
   ONYX__R128(F, a, b)       \
   ONYX__R128(F, a, (b) + 128) ONYX__R128(F, a, (b) + 256) ONYX__R128(F, a, (b) + 384)
-#define ONYX__R4096(F, a, b)   \
-  ONYX__R512(F, a, b)          \
-  ONYX__R512(F, a, (b) + 512)  \
-  ONYX__R512(F, a, (b) + 1024) \
-  ONYX__R512(F, a, (b) + 1536) \
-  ONYX__R512(F, a, (b) + 2048) \
-  ONYX__R512(F, a, (b) + 2560) ONYX__R512(F, a, (b) + 3072) ONYX__R512(F, a, (b) + 3584)
-/* A format's arrays: (short name, bit type, entries, entry macro, repeat
- * macro). up is Ceil's increment, down Floor's: the entry of the other
- * sign. */
-#define ONYX__RND_UP(U, MB, EMAX, EB, QUIET, BIAS, ONE, i) \
-  ONYX__RND_INC(U, MB, EMAX, EB, QUIET, BIAS, ONE, i)
-#define ONYX__RND_DOWN(U, MB, EMAX, EB, QUIET, BIAS, ONE, i) \
-  ONYX__RND_INC(U, MB, EMAX, EB, QUIET, BIAS, ONE, (unsigned)(i) ^ ((EMAX) + 1u))
-#define ONYX__RND_TABLE_DEF(tn, U, N, E, R)          \
-  typedef struct onyx__rnd_##tn##_t {                \
-    U keep[N], test[N], up[N], down[N];              \
-  } onyx__rnd_##tn##_t;                              \
-  static const onyx__rnd_##tn##_t onyx__rnd_##tn = { \
-      {R(E, KEEP, 0)}, {R(E, TEST, 0)}, {R(E, UP, 0)}, {R(E, DOWN, 0)}};
-/* The element function of one direction (inc: up or down). RISC-V has
+#define ONYX__R1024(F, a, b) ONYX__R512(F, a, b) ONYX__R512(F, a, (b) + 512)
+#define ONYX__R4096(F, a, b)    \
+  ONYX__R1024(F, a, b)          \
+  ONYX__R1024(F, a, (b) + 1024) \
+  ONYX__R1024(F, a, (b) + 2048) ONYX__R1024(F, a, (b) + 3072)
+#define ONYX__R8192(F, a, b) ONYX__R4096(F, a, b) ONYX__R4096(F, a, (b) + 4096)
+/* A format's arrays, one set a direction: (short name, bit type,
+ * entries, entry macro, repeat macro). */
+#define ONYX__RND_TABLE_DEF(tn, U, N, E, R)                                 \
+  typedef struct onyx__rnd_##tn##_t {                                       \
+    U add[N], keep[N], mul[N], set[N];                                      \
+  } onyx__rnd_##tn##_t;                                                     \
+  static const onyx__rnd_##tn##_t onyx__rnd_ceil_##tn = {                   \
+      {R(E, CADD, 0)}, {R(E, CKEEP, 0)}, {R(E, CMUL, 0)}, {R(E, CSET, 0)}}; \
+  static const onyx__rnd_##tn##_t onyx__rnd_floor_##tn = {                  \
+      {R(E, FADD, 0)}, {R(E, FKEEP, 0)}, {R(E, FMUL, 0)}, {R(E, FSET, 0)}};
+/* The element function of one direction (op: ceil or floor). RISC-V has
  * no indexed addressing, so it reads the fields at fixed offsets from the
  * entry's one address, hidden from the optimizer, which would otherwise
- * split it into one base per array again (float's arrays lie 2 KiB apart,
- * beyond a load's 12-bit offset): float's Ceil 22.4 instructions an
- * element against 15.4 there. Elsewhere an array and a scaled index are
- * one operand (x86's base + index * 4, ARM's register offset with a
- * shift), and the one address would cost an instruction more. */
+ * split it into one base per array again. Elsewhere an array and a scaled
+ * index are one operand (x86's base + index * 4, ARM's register offset
+ * with a shift), and the one address would cost an instruction more. */
 #if defined(__riscv)
-#define ONYX__RND_AT(tn, U, i) ((const unsigned char *)&onyx__rnd_##tn + (i) * sizeof(U))
-#define ONYX__RND_HIDE(at)     ONYX__OPAQUE(at)
-#define ONYX__RND_AT_TYPE      const unsigned char *
-#define ONYX__RND_FIELD(tn, U, at, field) \
+#define ONYX__RND_AT(tab, U, i) ((const unsigned char *)&(tab) + (i) * sizeof(U))
+#define ONYX__RND_HIDE(at)      ONYX__OPAQUE(at)
+#define ONYX__RND_AT_TYPE       const unsigned char *
+#define ONYX__RND_FIELD(tab, tn, U, at, field) \
   (*(const U *)(const void *)((at) + offsetof(onyx__rnd_##tn##_t, field)))
 #else
-#define ONYX__RND_AT(tn, U, i)            (i)
-#define ONYX__RND_HIDE(at)                ((void)0)
-#define ONYX__RND_AT_TYPE                 const size_t
-#define ONYX__RND_FIELD(tn, U, at, field) (onyx__rnd_##tn.field[at])
+#define ONYX__RND_AT(tab, U, i)                (i)
+#define ONYX__RND_HIDE(at)                     ((void)0)
+#define ONYX__RND_AT_TYPE                      const size_t
+#define ONYX__RND_FIELD(tab, tn, U, at, field) ((tab).field[at])
 #endif
-/* ix: the entry's index, an expression of the pattern u. */
-#define ONYX__RND_TABLE_BITS(tn, U, ix, op, inc)                 \
-  static inline U onyx__##op##_bits_##tn(U u, const void *q) {   \
-    ONYX__RND_AT_TYPE at = ONYX__RND_AT(tn, U, (size_t)(ix));    \
-    ONYX__RND_HIDE(at);                                          \
-    const U f = (U)(u & ONYX__RND_FIELD(tn, U, at, test));       \
-    U add;                                                       \
-    ONYX__SEL0(U, add, f != 0, ONYX__RND_FIELD(tn, U, at, inc)); \
-    (void)q;                                                     \
-    return (U)((U)(u & ONYX__RND_FIELD(tn, U, at, keep)) + add); \
+/* ix: the entry's index, an expression of the pattern u. The multiply is
+ * unsigned whatever U promotes to. */
+#define ONYX__RND_TABLE_BITS(tn, U, ix, op)                                           \
+  static inline U onyx__##op##_bits_##tn(U u, const void *q) {                        \
+    ONYX__RND_AT_TYPE at = ONYX__RND_AT(onyx__rnd_##op##_##tn, U, (size_t)(ix));      \
+    ONYX__RND_HIDE(at);                                                               \
+    const U k = (U)((U)(u + ONYX__RND_FIELD(onyx__rnd_##op##_##tn, tn, U, at, add)) & \
+                    ONYX__RND_FIELD(onyx__rnd_##op##_##tn, tn, U, at, keep));         \
+    (void)q;                                                                          \
+    return (U)((U)(1u * k * ONYX__RND_FIELD(onyx__rnd_##op##_##tn, tn, U, at, mul)) | \
+               ONYX__RND_FIELD(onyx__rnd_##op##_##tn, tn, U, at, set));               \
   }
+/* The class of u: the top bits of u - 1, in U's width. */
+#define ONYX__RND_CLASS(U, MB) ((U)(u - 1u) >> ((MB)-1))
 /* X(short name, bit type, mantissa bits, largest exponent, entries,
  * entry macro, repeat macro) */
-#define ONYX__RND_TABLE_KERNELS(tn, U, MB, EMAX, N, E, R) \
-  ONYX__RND_TABLE_DEF(tn, U, N, E, R)                     \
-  ONYX__RND_TABLE_BITS(tn, U, u >> (MB), ceil, up)        \
-  ONYX__RND_TABLE_BITS(tn, U, u >> (MB), floor, down)     \
+#define ONYX__RND_TABLE_KERNELS(tn, U, MB, EMAX, N, E, R)    \
+  ONYX__RND_TABLE_DEF(tn, U, N, E, R)                        \
+  ONYX__RND_TABLE_BITS(tn, U, ONYX__RND_CLASS(U, MB), ceil)  \
+  ONYX__RND_TABLE_BITS(tn, U, ONYX__RND_CLASS(U, MB), floor) \
   ONYX__RND_LOOP(tn, U)
-#define ONYX__RND_TABLE_F16(X)  X(f16, uint16_t, 10, 31u, 64, ONYX__F16_RND, ONYX__R64)
-#define ONYX__RND_TABLE_BF16(X) X(bf16, uint16_t, 7, 255u, 512, ONYX__BF16_RND, ONYX__R512)
-#define ONYX__RND_TABLE_F32(X)  X(f32, uint32_t, 23, 255u, 512, ONYX__F32_RND, ONYX__R512)
+#define ONYX__RND_TABLE_F16(X)  X(f16, uint16_t, 10, 31u, 128, ONYX__F16_RND, ONYX__R128)
+#define ONYX__RND_TABLE_BF16(X) X(bf16, uint16_t, 7, 255u, 1024, ONYX__BF16_RND, ONYX__R1024)
+#define ONYX__RND_TABLE_F32(X)  X(f32, uint32_t, 23, 255u, 1024, ONYX__F32_RND, ONYX__R1024)
 #else
 /* The same rounding computed from the exponent, one element at a time.
  *   X(short name, bit type, mantissa bits, largest exponent, infinity,
@@ -830,26 +871,41 @@ ONYX__RND_FORMATS(ONYX__RND_KERNELS)
 #if !ONYX_RND_ARITH && ONYX_RND_TABLES
 /*
  * Where the build has tables, double's are float's form (above) with one
- * more step: its 4,096 signs and exponents fall into 55 classes a sign
- * (|x| < 1; the 52 exponents with a fraction; whole numbers; infinity
- * and NaN), and a byte per pattern top names the class, whose entry holds
- * keep, test and the increments. One entry per exponent would take 128
- * KiB; the classes take 4 KiB and the names 4 KiB. 11.5 instructions an
- * element against 34.5 computed (x86-64, vectorizer off).
+ * more step: its 8,192 classes (the top 13 bits of u - 1) fall into 57 a
+ * sign (|x| < 1; the class whose top is 1.0; the 52 exponents with a
+ * fraction; whole numbers; the signalling and the quiet NaNs' halves), and
+ * a byte per class names its entry. One entry per class would take 256
+ * KiB; the entries take 4 KiB a direction and the names 8 KiB. 9.5
+ * instructions an element against 11.5 for a conditional increment and
+ * 34.5 computed (x86-64, vectorizer off).
  */
-/* The class of an exponent e, and an exponent of class c (of the 64 a
- * sign has room for, 55 to 63 are unused: NaN's entry fills them). */
-#define ONYX__F64_CLS(e) ((e) < 1023u ? 0u : (e) < 1075u ? (e)-1022u : (e) < 2047u ? 53u : 54u)
-#define ONYX__F64_REP(c) ((c) == 0u ? 0u : (c) <= 52u ? (c) + 1022u : (c) == 53u ? 1075u : 2047u)
-#define ONYX__F64_CLASS_OF(a, i) \
-  (unsigned char)((((unsigned)(i) >> 11) << 6) | ONYX__F64_CLS((unsigned)(i)&2047u)),
-static const unsigned char onyx__rnd_f64_class[4096] = {ONYX__R4096(ONYX__F64_CLASS_OF, 0, 0)};
-#define ONYX__F64_RND(field, i)                                                    \
-  ONYX__RND_##field(uint64_t, 52, 2047u, 11, ONYX__F64_QUIET, 1023, ONYX__F64_ONE, \
-                    (((unsigned)(i) >> 6) << 11) | ONYX__F64_REP((unsigned)(i)&63u)),
+/* The entry c of a class k's exponent e and fraction top bit h, and a k
+ * of entry c (of the 64 a sign has room for, 57 to 63 are unused: the
+ * quiet NaNs' entry fills them). */
+#define ONYX__F64_CLS(e, h)                          \
+  ((e) < 1022u || ((e) == 1022u && !(h)) ? 0u        \
+   : (e) == 1022u                        ? 1u        \
+   : (e) < 1075u                         ? (e)-1021u \
+   : (e) < 2047u                         ? 54u       \
+                                         : 55u + (h))
+#define ONYX__F64_REP(c)             \
+  ((c) == 0u    ? 0u                 \
+   : (c) == 1u  ? (1022u << 1) | 1u  \
+   : (c) <= 53u ? ((c) + 1021u) << 1 \
+   : (c) == 54u ? 1075u << 1         \
+   : (c) == 55u ? 2047u << 1         \
+                : (2047u << 1) | 1u)
+#define ONYX__F64_CLASS_OF(a, k)                 \
+  (unsigned char)((((unsigned)(k) >> 12) << 6) | \
+                  ONYX__F64_CLS(((unsigned)(k) >> 1) & 2047u, (unsigned)(k)&1u)),
+static const unsigned char onyx__rnd_f64_class[8192] = {ONYX__R8192(ONYX__F64_CLASS_OF, 0, 0)};
+#define ONYX__F64_RND(field, c)                                                         \
+  ONYX__RND_ENTRY(field, uint64_t, 52, 2047u, 11, ONYX__F64_QUIET, 1023, ONYX__F64_ONE, \
+                  ONYX__RND_DIR_OF(field),                                              \
+                  (((unsigned)(c) >> 6) << 12) | ONYX__F64_REP((unsigned)(c)&63u)),
 ONYX__RND_TABLE_DEF(f64, uint64_t, 128, ONYX__F64_RND, ONYX__R128)
-ONYX__RND_TABLE_BITS(f64, uint64_t, onyx__rnd_f64_class[u >> 52], ceil, up)
-ONYX__RND_TABLE_BITS(f64, uint64_t, onyx__rnd_f64_class[u >> 52], floor, down)
+ONYX__RND_TABLE_BITS(f64, uint64_t, onyx__rnd_f64_class[ONYX__RND_CLASS(uint64_t, 52)], ceil)
+ONYX__RND_TABLE_BITS(f64, uint64_t, onyx__rnd_f64_class[ONYX__RND_CLASS(uint64_t, 52)], floor)
 ONYX__RND_LOOP(f64, uint64_t)
 #elif !ONYX_RND_ARITH
 /* Without tables (a build for size, firmware), the fraction mask and the
